@@ -1,0 +1,208 @@
+# The course map and the scaffold/solution switch.
+#
+# G2C_COURSE_FILES is the one table of student files: "module topic file" per entry, the file
+# relative to g2c/ without ".cpp". Each has a reference twin at g2c/solutions/<file>.cpp.
+#
+# G2C_SOLUTIONS picks, per file, which of the two is compiled. It speaks the course's selector
+# language; selectors may be combined in a comma or space separated list:
+#   (empty) 0 off none      no solutions (the student build)
+#   1 on all                every solution (the reference build)
+#   7  07  03b              one module ("03" also covers its parts such as "03b")
+#   03-07                   a range of modules (parts included)
+#   attention               a topic (a folder under g2c/)
+#   attention/self_attention one file
+
+set(G2C_COURSE_FILES
+  "03  nn         nn/linear"
+  "03  nn         nn/activations"
+  "03  nn         nn/sequential"
+  "03  nn         nn/cross_entropy"
+  "03  nn         nn/sgd"
+  "03b nn         nn/adamw"
+  "03  nn         nn/training"
+  "04  tokenizer  tokenizer/bpe"
+  "05  embeddings embeddings/token_embedding"
+  "05  embeddings embeddings/positional"
+  "05  embeddings embeddings/rotary"
+  "05  embeddings embeddings/similarity"
+  "05  embeddings embeddings/skipgram"
+  "06  lm         lm/bigram"
+  "06  lm         lm/mlp"
+  "06  lm         lm/evaluation"
+  "06  lm         lm/training"
+  "07  attention  attention/self_attention"
+  "08  attention  attention/multi_head"
+)
+
+set(G2C_SOLUTIONS "" CACHE STRING
+  "Reference solutions to compile instead of student files: none, all, a module (07), a range (03-07), a topic (attention), a file (attention/self_attention), or a list")
+
+# Splits one table entry into its module, topic and file.
+function(_g2c_entry entry module_var topic_var file_var)
+  string(REGEX REPLACE " +" ";" fields "${entry}")
+  list(GET fields 0 module)
+  list(GET fields 1 topic)
+  list(GET fields 2 file)
+  set(${module_var} "${module}" PARENT_SCOPE)
+  set(${topic_var} "${topic}" PARENT_SCOPE)
+  set(${file_var} "${file}" PARENT_SCOPE)
+endfunction()
+
+# "7" -> "07", "3b" -> "03b"; anything else is returned unchanged.
+function(_g2c_normalize_module value out)
+  if(value MATCHES "^([0-9]+)([a-z]?)$")
+    set(number "${CMAKE_MATCH_1}")
+    math(EXPR number "${number} + 0")
+    if(number LESS 10)
+      set(number "0${number}")
+    endif()
+    set(${out} "${number}${CMAKE_MATCH_2}" PARENT_SCOPE)
+  else()
+    set(${out} "${value}" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Number part of a module name as an integer: "03b" -> 3.
+function(_g2c_module_number module out)
+  string(REGEX MATCH "^[0-9]+" number "${module}")
+  math(EXPR number "${number} + 0")
+  set(${out} "${number}" PARENT_SCOPE)
+endfunction()
+
+# Does one selector pick this entry? Sets out to TRUE/FALSE; sets known to FALSE when the
+# selector is not part of the language at all.
+function(_g2c_selector_matches selector module topic file out known)
+  set(${known} TRUE PARENT_SCOPE)
+  set(${out} FALSE PARENT_SCOPE)
+  string(TOLOWER "${selector}" selector)
+  if(selector MATCHES "^(1|on|all|true|yes)$")
+    set(${out} TRUE PARENT_SCOPE)
+  elseif(selector MATCHES "^([0-9]+[a-z]?)-([0-9]+[a-z]?)$")
+    _g2c_module_number("${CMAKE_MATCH_1}" low)
+    _g2c_module_number("${CMAKE_MATCH_2}" high)
+    _g2c_module_number("${module}" number)
+    if(number GREATER_EQUAL low AND number LESS_EQUAL high)
+      set(${out} TRUE PARENT_SCOPE)
+    endif()
+  elseif(selector MATCHES "^[0-9]+[a-z]?$")
+    _g2c_normalize_module("${selector}" wanted)
+    if(module STREQUAL wanted OR (wanted MATCHES "^[0-9]+$" AND module MATCHES "^${wanted}[a-z]$"))
+      set(${out} TRUE PARENT_SCOPE)
+    endif()
+  elseif(selector MATCHES "/")
+    string(REGEX REPLACE "\\.cpp$" "" selector "${selector}")
+    string(REGEX REPLACE "^g2c/" "" selector "${selector}")
+    if(selector STREQUAL file)
+      set(${out} TRUE PARENT_SCOPE)
+    endif()
+  elseif(selector STREQUAL topic)
+    set(${out} TRUE PARENT_SCOPE)
+  else()
+    set(${known} FALSE PARENT_SCOPE)
+  endif()
+endfunction()
+
+# Resolves G2C_SOLUTIONS into G2C_SOLUTION_FILES (the files compiled from g2c/solutions/).
+function(g2c_resolve_solutions)
+  set(modules "")
+  set(topics "")
+  set(files "")
+  foreach(entry IN LISTS G2C_COURSE_FILES)
+    _g2c_entry("${entry}" module topic file)
+    list(APPEND modules "${module}")
+    list(APPEND topics "${topic}")
+    list(APPEND files "${file}")
+  endforeach()
+  list(REMOVE_DUPLICATES modules)
+  list(REMOVE_DUPLICATES topics)
+
+  string(REGEX REPLACE "[ ,]+" ";" selectors "${G2C_SOLUTIONS}")
+  list(FILTER selectors EXCLUDE REGEX "^$")
+  set(chosen "")
+  foreach(selector IN LISTS selectors)
+    string(TOLOWER "${selector}" lowered)
+    if(lowered MATCHES "^(0|off|none|false|no)$")
+      continue()
+    endif()
+    set(any_match FALSE)
+    set(all_known TRUE)
+    foreach(entry IN LISTS G2C_COURSE_FILES)
+      _g2c_entry("${entry}" module topic file)
+      _g2c_selector_matches("${selector}" "${module}" "${topic}" "${file}" match known)
+      if(NOT known)
+        set(all_known FALSE)
+      endif()
+      if(match)
+        set(any_match TRUE)
+        list(APPEND chosen "${file}")
+      endif()
+    endforeach()
+    if(NOT all_known OR NOT any_match)
+      string(REPLACE ";" ", " modules_text "${modules}")
+      string(REPLACE ";" ", " topics_text "${topics}")
+      message(FATAL_ERROR
+        "g2c: G2C_SOLUTIONS has the selector '${selector}', which names no course file.\n"
+        "  valid modules: ${modules_text} (also 7 for 07, and ranges such as 03-07)\n"
+        "  valid topics:  ${topics_text}\n"
+        "  valid files:   a course file such as attention/self_attention\n"
+        "  or none / all. Example: -DG2C_SOLUTIONS=03,attention")
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES chosen)
+  set(G2C_SOLUTION_FILES "${chosen}" PARENT_SCOPE)
+endfunction()
+
+# Source path (absolute) to compile for one course file, after the switch.
+function(g2c_course_source file out)
+  if(file IN_LIST G2C_SOLUTION_FILES)
+    set(${out} "${PROJECT_SOURCE_DIR}/g2c/solutions/${file}.cpp" PARENT_SCOPE)
+  else()
+    set(${out} "${PROJECT_SOURCE_DIR}/g2c/${file}.cpp" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# TRUE when every course file of the given module (e.g. "07", or "03" with its parts) is compiled
+# from the solutions: the module's framework tests are only meaningful then.
+function(g2c_module_solved module out)
+  set(result TRUE)
+  foreach(entry IN LISTS G2C_COURSE_FILES)
+    _g2c_entry("${entry}" entry_module topic file)
+    if(entry_module MATCHES "^${module}[a-z]?$" AND NOT file IN_LIST G2C_SOLUTION_FILES)
+      set(result FALSE)
+    endif()
+  endforeach()
+  set(${out} ${result} PARENT_SCOPE)
+endfunction()
+
+# Writes the table where scripts can read it (scripts/test.sh checks the twins against it).
+function(g2c_write_course_map path)
+  set(text "# module topic file (generated from cmake/G2CCourse.cmake)\n")
+  foreach(entry IN LISTS G2C_COURSE_FILES)
+    _g2c_entry("${entry}" module topic file)
+    if(file IN_LIST G2C_SOLUTION_FILES)
+      set(source solution)
+    else()
+      set(source student)
+    endif()
+    string(APPEND text "${module} ${topic} ${file} ${source}\n")
+  endforeach()
+  file(WRITE "${path}" "${text}")
+endfunction()
+
+# Adds the course files of `topic` to `target`, each from g2c/ or g2c/solutions/ as selected.
+# Student files name their parameters but leave them unused until written, hence the one
+# relaxed warning there.
+function(g2c_add_course_files target topic)
+  foreach(entry IN LISTS G2C_COURSE_FILES)
+    _g2c_entry("${entry}" module entry_topic file)
+    if(NOT entry_topic STREQUAL topic)
+      continue()
+    endif()
+    g2c_course_source("${file}" source)
+    target_sources(${target} PRIVATE "${source}")
+    if(NOT file IN_LIST G2C_SOLUTION_FILES)
+      set_source_files_properties("${source}" TARGET_DIRECTORY ${target}
+        PROPERTIES COMPILE_OPTIONS "-Wno-unused-parameter")
+    endif()
+  endforeach()
+endfunction()

@@ -1,0 +1,29 @@
+// Errors used across the course: the C++ counterparts of Python's ValueError and
+// NotImplementedError.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace g2c {
+
+/// Bad input a user can trigger: a wrong shape, an unknown id, a malformed file, a missing device.
+/// The message says what was expected, what was received, and how to fix it.
+class ValueError : public std::invalid_argument {
+ public:
+  explicit ValueError(const std::string& message) : std::invalid_argument(message) {}
+};
+
+/// Thrown by every scaffolded function until the student writes it. what() starts with
+/// "NotImplementedError:" so graders can tell a TODO from a wrong answer.
+class NotImplementedError : public std::logic_error {
+ public:
+  explicit NotImplementedError(const std::string& message) : std::logic_error(message) {}
+};
+
+/// The error a student file throws from a TODO body.
+/// Example: `throw g2c::todo("Linear::forward", "g2c/nn/linear.cpp", "03");`
+NotImplementedError todo(std::string_view function, std::string_view file, std::string_view module);
+
+}  // namespace g2c
