@@ -183,7 +183,8 @@ TEST_CASE("sequential_executes_in_order") {
   Linear second(4, 2);
   Sequential model(first, second);
   const torch::Tensor x = torch::randn({5, 3});
-  const torch::Tensor expected = torch::matmul(torch::matmul(x, first->W) + first->b, second->W) + second->b;
+  const torch::Tensor expected =
+      torch::matmul(torch::matmul(x, first->W) + first->b, second->W) + second->b;
   CHECK(close(model(x), expected, /*atol=*/1e-6));
 }
 

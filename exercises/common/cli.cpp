@@ -40,7 +40,8 @@ int run(CLI::App& app, int argc, char** argv, const std::function<void()>& body)
     body();
     return 0;
   } catch (const g2c::NotImplementedError& error) {
-    std::cerr << "\n" << app.get_name() << " needs a function you have not written yet.\n"
+    std::cerr << "\n"
+              << app.get_name() << " needs a function you have not written yet.\n"
               << error.what() << "\n";
     return 3;
   } catch (const g2c::ValueError& error) {
@@ -95,6 +96,8 @@ void plot_result(const CommonOptions& options, const std::filesystem::path& json
   }
 }
 
-nlohmann::json to_json(const std::vector<double>& series) { return nlohmann::json(series); }
+nlohmann::json to_json(const std::vector<double>& series) {
+  return nlohmann::json(series);
+}
 
 }  // namespace g2c::exercises

@@ -7,19 +7,19 @@
 #include <functional>
 #include <string>
 
+#include <torch/torch.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
-#include <torch/torch.h>
 
 namespace g2c::exercises {
 
 struct CommonOptions {
-  std::string device = "auto";           // auto picks CUDA, else MPS, else CPU
-  std::uint64_t seed = 0;                // every random draw of the run follows from it
-  std::filesystem::path out;             // folder for JSON results and plots
-  std::int64_t steps = 0;                // training steps (0: the program has none)
-  bool quiet = false;                    // no progress display
-  bool plot = true;                      // render PNGs with scripts/plot.py when Python is there
+  std::string device = "auto";  // auto picks CUDA, else MPS, else CPU
+  std::uint64_t seed = 0;       // every random draw of the run follows from it
+  std::filesystem::path out;    // folder for JSON results and plots
+  std::int64_t steps = 0;       // training steps (0: the program has none)
+  bool quiet = false;           // no progress display
+  bool plot = true;             // render PNGs with scripts/plot.py when Python is there
 };
 
 /// Adds --device, --seed, --out, --quiet and --no-plot to `app`; also --steps when

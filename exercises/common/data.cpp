@@ -9,7 +9,9 @@
 
 namespace g2c::exercises {
 
-std::filesystem::path project_dir() { return std::filesystem::path(G2C_SOURCE_DIR); }
+std::filesystem::path project_dir() {
+  return std::filesystem::path(G2C_SOURCE_DIR);
+}
 
 std::filesystem::path data_file(const std::string& name) {
   const char* override_dir = std::getenv("G2C_DATA_DIR");
@@ -27,10 +29,10 @@ std::filesystem::path data_file(const std::string& name) {
 std::string load_tinyshakespeare() {
   std::string text = g2c::read_file(data_file("tinyshakespeare.txt"));
   if (text.size() != 1115394) {
-    throw g2c::ValueError(fmt::format(
-        "data/tinyshakespeare.txt has {} bytes, expected 1,115,394. Delete it and run "
-        "scripts/setup.sh to fetch a verified copy.",
-        text.size()));
+    throw g2c::ValueError(
+        fmt::format("data/tinyshakespeare.txt has {} bytes, expected 1,115,394. Delete it and run "
+                    "scripts/setup.sh to fetch a verified copy.",
+                    text.size()));
   }
   return text;
 }

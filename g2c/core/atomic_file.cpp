@@ -50,7 +50,9 @@ void write_file_atomic(const fs::path& path, std::string_view contents) {
       parent / fmt::format(".{}.tmp-{:08x}", path.filename().string(), entropy());
   {
     std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw ValueError(fmt::format("cannot write {} (is the folder writable?)", temporary.string()));
+    if (!out)
+      throw ValueError(
+          fmt::format("cannot write {} (is the folder writable?)", temporary.string()));
     out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
     out.flush();
     if (!out) {
@@ -79,7 +81,8 @@ void write_json_atomic(const fs::path& path, const nlohmann::json& value) {
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ValueError(fmt::format("cannot open {} for reading (does it exist?)", path.string()));
+  if (!in)
+    throw ValueError(fmt::format("cannot open {} for reading (does it exist?)", path.string()));
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();

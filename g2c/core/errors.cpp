@@ -4,7 +4,8 @@
 
 namespace g2c {
 
-NotImplementedError todo(std::string_view function, std::string_view file, std::string_view module) {
+NotImplementedError todo(std::string_view function, std::string_view file,
+                         std::string_view module) {
   return NotImplementedError(fmt::format(
       "NotImplementedError: {} is still a TODO. Write it in {} (module {}), rebuild and rerun "
       "`ctest -L {}`; or compile the reference with `cmake --preset student "

@@ -33,7 +33,9 @@ double Progress::elapsed_seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
-void Progress::update(std::int64_t done, const std::string& metrics) { draw(done, metrics, false); }
+void Progress::update(std::int64_t done, const std::string& metrics) {
+  draw(done, metrics, false);
+}
 
 void Progress::finish(const std::string& metrics) {
   if (finished_) return;
@@ -56,7 +58,8 @@ void Progress::draw(std::int64_t done, const std::string& metrics, bool final) {
     constexpr int kWidth = 24;
     const int filled = static_cast<int>(kWidth * done / total_);
     const std::string bar = std::string(filled, '#') + std::string(kWidth - filled, '.');
-    const std::string timing = final ? "took " + format_duration(elapsed) : "ETA " + format_duration(eta);
+    const std::string timing =
+        final ? "took " + format_duration(elapsed) : "ETA " + format_duration(eta);
     std::fprintf(stderr, "\r\033[K%s  [%s]  %lld/%lld  %.1f it/s  %s%s%s", label_.c_str(),
                  bar.c_str(), static_cast<long long>(done), static_cast<long long>(total_), rate,
                  timing.c_str(), tail.c_str(), final ? "\n" : "");
@@ -69,7 +72,8 @@ void Progress::draw(std::int64_t done, const std::string& metrics, bool final) {
   last_logged_bucket_ = bucket;
   std::fprintf(stderr, "%s  %lld/%lld  %.1f it/s  %s%s\n", label_.c_str(),
                static_cast<long long>(done), static_cast<long long>(total_), rate,
-               final ? ("took " + format_duration(elapsed)).c_str() : ("ETA " + format_duration(eta)).c_str(),
+               final ? ("took " + format_duration(elapsed)).c_str()
+                     : ("ETA " + format_duration(eta)).c_str(),
                tail.c_str());
 }
 

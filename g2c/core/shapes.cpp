@@ -30,8 +30,8 @@ void check_shape(const torch::Tensor& x, const char* what, std::initializer_list
   }
   const std::string wanted_text = fmt::format("({})", fmt::join(wanted, ", "));
   if (!x.defined()) {
-    throw ValueError(fmt::format("{} must be a tensor of shape {}, got an undefined tensor", what,
-                                 wanted_text));
+    throw ValueError(
+        fmt::format("{} must be a tensor of shape {}, got an undefined tensor", what, wanted_text));
   }
   bool ok = x.dim() == static_cast<std::int64_t>(names.size());
   size = expected.begin();
@@ -39,8 +39,8 @@ void check_shape(const torch::Tensor& x, const char* what, std::initializer_list
     if (*size >= 0 && x.size(i) != *size) ok = false;
   }
   if (!ok) {
-    throw ValueError(fmt::format("{} must have shape {}, got {}", what, wanted_text,
-                                 describe_shape(x, names)));
+    throw ValueError(
+        fmt::format("{} must have shape {}, got {}", what, wanted_text, describe_shape(x, names)));
   }
 }
 

@@ -1,6 +1,6 @@
 // Module 03 — your work: three activation functions.
-#include "g2c/core/errors.h"
 #include "g2c/nn/activations.h"
+#include "g2c/core/errors.h"
 
 namespace g2c::nn {
 

@@ -41,8 +41,8 @@ torch::Device resolve_device(const std::string& requested) {
       try {
         index = std::stoll(name.substr(5));
       } catch (const std::exception&) {
-        throw ValueError(fmt::format("device '{}' is not a valid CUDA device; write cuda or cuda:N",
-                                     requested));
+        throw ValueError(
+            fmt::format("device '{}' is not a valid CUDA device; write cuda or cuda:N", requested));
       }
     }
     const auto count = static_cast<std::int64_t>(torch::cuda::device_count());
@@ -56,6 +56,8 @@ torch::Device resolve_device(const std::string& requested) {
       fmt::format("unknown device '{}': expected auto, cpu, cuda, cuda:N or mps", requested));
 }
 
-std::string device_name(const torch::Device& device) { return device.str(); }
+std::string device_name(const torch::Device& device) {
+  return device.str();
+}
 
 }  // namespace g2c::nn

@@ -1,6 +1,6 @@
 // Module 03 — your work: the forward pass of Linear.
-#include "g2c/core/errors.h"
 #include "g2c/nn/linear.h"
+#include "g2c/core/errors.h"
 
 namespace g2c::nn {
 

@@ -4,7 +4,8 @@
 // torch::optim keep working) that adds what the course's Module promises:
 //   - calling a module calls forward(x);
 //   - device() is the device of the first parameter, CPU for a module without parameters;
-//   - to(device) moves parameters, buffers *and existing gradients* in place and returns the module.
+//   - to(device) moves parameters, buffers *and existing gradients* in place and returns the
+//   module.
 // Every layer takes one tensor and returns one, so Sequential can chain any of them.
 #pragma once
 

@@ -40,15 +40,16 @@ class SGD : public Optimizer {
 /// step. Per parameter: step t, first moment m and second moment v (both start at zero).
 class AdamW : public Optimizer {
  public:
-  AdamW(std::vector<torch::Tensor> params, double lr, std::pair<double, double> betas = {0.9, 0.999},
-        double eps = 1e-8, double weight_decay = 0.01);
+  AdamW(std::vector<torch::Tensor> params, double lr,
+        std::pair<double, double> betas = {0.9, 0.999}, double eps = 1e-8,
+        double weight_decay = 0.01);
   void step() override;
 
   double lr;
   std::pair<double, double> betas;
   double eps;
   double weight_decay;
-  std::vector<std::int64_t> steps;   // t per parameter
+  std::vector<std::int64_t> steps;        // t per parameter
   std::vector<torch::Tensor> exp_avg;     // m, like the parameter
   std::vector<torch::Tensor> exp_avg_sq;  // v, like the parameter
 };

@@ -1,6 +1,6 @@
 // Module 03 — your work: Sequential's forward pass.
-#include "g2c/core/errors.h"
 #include "g2c/nn/sequential.h"
+#include "g2c/core/errors.h"
 
 namespace g2c::nn {
 

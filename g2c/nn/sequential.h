@@ -18,9 +18,9 @@ class SequentialImpl : public Module {
 
   /// Sequential(Linear(2, 16), ReLU(), Linear(16, 2)): any g2c layers, in order.
   template <typename... Layers>
-    requires(sizeof...(Layers) > 0 &&
-             (std::derived_from<typename std::decay_t<Layers>::ContainedType, Module> && ...))
-  explicit SequentialImpl(Layers&&... layers) {
+  requires(sizeof...(Layers) > 0 &&
+           (std::derived_from<typename std::decay_t<Layers>::ContainedType, Module> &&
+            ...)) explicit SequentialImpl(Layers&&... layers) {
     (push_back(layers.ptr()), ...);
   }
 

@@ -1,7 +1,7 @@
 // Module 03 — your work: the training helpers.
+#include "g2c/nn/training.h"
 #include "g2c/core/errors.h"
 #include "g2c/nn/activations.h"
-#include "g2c/nn/training.h"
 
 namespace g2c::nn {
 

@@ -100,7 +100,8 @@ namespace {
 /// Runs `steps` updates of ours and LibTorch's optimizer on the same problem from the same start
 /// and returns the largest parameter difference seen after any step.
 template <typename Ours, typename Theirs>
-double optimizer_divergence(int steps, const std::function<Ours(std::vector<torch::Tensor>)>& make_ours,
+double optimizer_divergence(int steps,
+                            const std::function<Ours(std::vector<torch::Tensor>)>& make_ours,
                             const std::function<Theirs(std::vector<torch::Tensor>)>& make_theirs) {
   torch::manual_seed(4);
   const torch::Tensor start_w = torch::randn({6, 3});
@@ -142,7 +143,10 @@ TEST_CASE("sgd_matches_torch_optim_sgd_step_for_step", "[nn]") {
 TEST_CASE("adamw_matches_torch_optim_adamw_step_for_step", "[nn]") {
   const double weight_decay = GENERATE(0.0, 0.01, 0.3);
   const double worst = optimizer_divergence<AdamW, torch::optim::AdamW>(
-      25, [&](auto params) { return AdamW(params, 0.01, {0.9, 0.95}, 1e-8, weight_decay); },
+      25,
+      [&](auto params) {
+        return AdamW(params, 0.01, {0.9, 0.95}, 1e-8, weight_decay);
+      },
       [&](auto params) {
         return torch::optim::AdamW(params, torch::optim::AdamWOptions(0.01)
                                                .betas({0.9, 0.95})
@@ -163,8 +167,10 @@ TEST_CASE("resolve_device_names_and_errors", "[nn]") {
   }
   if (!torch::hasMPS()) CHECK_THROWS_AS(resolve_device("mps"), g2c::ValueError);
   const torch::Device automatic = resolve_device();
-  if (torch::cuda::is_available()) CHECK(automatic.is_cuda());
-  else if (!torch::hasMPS()) CHECK(automatic.is_cpu());
+  if (torch::cuda::is_available())
+    CHECK(automatic.is_cuda());
+  else if (!torch::hasMPS())
+    CHECK(automatic.is_cpu());
 }
 
 TEST_CASE("to_moves_existing_gradients_and_changes_dtype", "[nn]") {
@@ -204,8 +210,9 @@ TEST_CASE("epoch_helpers_reject_empty_loaders", "[nn]") {
 TEST_CASE("train_one_epoch_weights_the_mean_by_batch_size", "[nn]") {
   torch::manual_seed(6);
   Sequential model = build_mnist_mlp(16);
-  std::vector<Batch> batches{{torch::randn({5, 1, 28, 28}), torch::randint(0, 10, {5}, torch::kLong)},
-                             {torch::randn({1, 28, 28}), torch::randint(0, 10, {1}, torch::kLong)}};
+  std::vector<Batch> batches{
+      {torch::randn({5, 1, 28, 28}), torch::randint(0, 10, {5}, torch::kLong)},
+      {torch::randn({1, 28, 28}), torch::randint(0, 10, {1}, torch::kLong)}};
   // With lr = 0 the model does not change, so the expected mean is computable beforehand.
   double weighted = 0.0;
   {

@@ -19,7 +19,8 @@ inline bool close(const torch::Tensor& actual, const torch::Tensor& expected, do
     UNSCOPED_INFO("shape " << actual.sizes() << " != " << expected.sizes());
     return false;
   }
-  const bool ok = torch::allclose(actual.to(torch::kDouble).cpu(), expected.to(torch::kDouble).cpu(), rtol, atol);
+  const bool ok = torch::allclose(actual.to(torch::kDouble).cpu(),
+                                  expected.to(torch::kDouble).cpu(), rtol, atol);
   if (!ok) UNSCOPED_INFO("max |difference| = " << max_abs_diff(actual.cpu(), expected.cpu()));
   return ok;
 }

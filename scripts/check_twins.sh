@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Every student file listed in cmake/G2CCourse.cmake exists with its reference twin in
+# g2c/solutions/, and g2c/solutions/ holds nothing that is not a twin of a listed student file.
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+mapfile -t listed < <(sed -n 's/^ *"\([0-9][0-9a-z]*\) \+\([a-z_]*\) \+\([a-z_/]*\)".*/\3/p' cmake/G2CCourse.cmake)
+problems=0
+for file in "${listed[@]}"; do
+  for path in "g2c/$file.cpp" "g2c/solutions/$file.cpp"; do
+    if [[ ! -f "$path" ]]; then
+      echo "missing: $path (listed as a course file in cmake/G2CCourse.cmake)"
+      problems=$((problems + 1))
+    fi
+  done
+  if [[ -f "g2c/$file.cpp" ]] && ! grep -q 'g2c::todo(' "g2c/$file.cpp"; then
+    echo "g2c/$file.cpp: a student file without a TODO (g2c::todo) body"
+    problems=$((problems + 1))
+  fi
+done
+while IFS= read -r path; do
+  file="${path#g2c/solutions/}"
+  file="${file%.cpp}"
+  if ! printf '%s\n' "${listed[@]}" | grep -qx "$file"; then
+    echo "orphan: $path has no entry in cmake/G2CCourse.cmake"
+    problems=$((problems + 1))
+  fi
+done < <(find g2c/solutions -name '*.cpp' | sort)
+echo "checks: $(( ${#listed[@]} - problems < 0 ? 0 : ${#listed[@]} - problems )) passed, ${problems} failed, 0 skipped"
+((problems == 0))

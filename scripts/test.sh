@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh clone to a verdict:
+#   setup (whatever is missing) -> build student and reference -> every test of the reference
+#   build passes -> the student build's scaffold invariant holds -> every student file has its
+#   solutions twin and vice versa -> formatting -> exercise smoke runs -> tokenizer under sanitizers.
+# Logs go to build/test-logs/. Exits non-zero on any deviation; the last line is the summary.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+start=$SECONDS
+
+G2C_SETUP_QUIET=1 scripts/setup.sh || { echo "summary: 0 passed, 1 failed, 0 skipped (setup failed)"; exit 1; }
+export PATH="$ROOT/.venv/bin:$PATH"
+logs="build/test-logs"
+mkdir -p "$logs"
+
+passed=0
+failed=0
+skipped=0
+failures=()
+
+# step <name> <command...>: runs one check, its output in build/test-logs/<name>.log.
+step() {
+  local name="$1"
+  shift
+  local t0=$SECONDS
+  if "$@" >"$logs/$name.log" 2>&1; then
+    printf '  ok    %-28s %4ss\n' "$name" $((SECONDS - t0))
+    return 0
+  fi
+  printf '  FAIL  %-28s %4ss  (log: %s)\n' "$name" $((SECONDS - t0)) "$logs/$name.log"
+  tail -n 25 "$logs/$name.log" | sed 's/^/        /'
+  failures+=("$name")
+  return 1
+}
+
+# Adds the "tests: N passed, M failed, K skipped" line of a log to the totals.
+count() {
+  local line
+  line="$(grep -E '^(tests|scaffold-checks|checks): ' "$1" | tail -n 1)"
+  [[ -n "$line" ]] || return 0
+  [[ "$line" =~ ([0-9]+)\ passed ]] && passed=$((passed + BASH_REMATCH[1]))
+  [[ "$line" =~ ([0-9]+)\ failed ]] && failed=$((failed + BASH_REMATCH[1]))
+  [[ "$line" =~ ([0-9]+)\ skipped ]] && skipped=$((skipped + BASH_REMATCH[1]))
+  return 0
+}
+
+echo "test: building"
+step build-reference cmake --build --preset reference
+step build-student cmake --build --preset student
+
+echo "test: reference build, every test"
+python3 scripts/course_results.py run build/reference "$logs/reference.xml" -j2 >"$logs/ctest-reference.log" 2>&1
+step reference-tests python3 scripts/course_results.py all-pass build/reference "$logs/reference.xml"
+count "$logs/reference-tests.log"
+
+echo "test: student build, the scaffold invariant"
+python3 scripts/course_results.py run build/student "$logs/student.xml" -L course -j2 >"$logs/ctest-student.log" 2>&1
+step scaffold-invariant python3 scripts/course_results.py scaffold build/student "$logs/student.xml"
+grep '^  scaffold ' "$logs/scaffold-invariant.log"
+count "$logs/scaffold-invariant.log"
+
+echo "test: project checks"
+step solution-twins scripts/check_twins.sh
+step formatting scripts/check_format.sh
+for smoke in scripts/smoke_*.sh; do
+  [[ -x "$smoke" ]] || continue
+  name="$(basename "$smoke" .sh)"
+  step "$name" "$smoke" build/reference
+done
+if [[ -x scripts/sanitize_tokenizer.sh ]]; then
+  step tokenizer-sanitizers scripts/sanitize_tokenizer.sh && count "$logs/tokenizer-sanitizers.log"
+fi
+
+total_failed=$((failed + ${#failures[@]}))
+echo "test: finished in $((SECONDS - start))s"
+if ((${#failures[@]})); then
+  echo "test: failed steps: ${failures[*]}"
+fi
+echo "summary: ${passed} passed, ${total_failed} failed, ${skipped} skipped"
+((total_failed == 0))
