@@ -1,0 +1,95 @@
+// Exercise 03.2 — a 2-D toy classifier (two interleaved moons): loss and accuracy curves, and the
+// decision boundary on a grid.
+#include <fmt/format.h>
+
+#include "exercises/common/cli.h"
+#include "g2c/nn/training.h"
+#include "toy_data.h"
+
+namespace {
+
+struct Config {
+  std::int64_t points = 400;  // moons, half per class
+  double noise = 0.15;        // enough overlap that a straight line cannot separate them
+  std::int64_t hidden = 16;   // build_2d_classifier's default
+  double lr = 0.5;            // full batch on a tiny model tolerates a large step
+  std::int64_t every = 25;    // record curves every this many steps
+  std::int64_t grid = 80;     // decision-boundary resolution
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Module 03, exercise 2: a two-moons classifier (Linear -> ReLU -> Linear)"};
+  g2c::exercises::CommonOptions options;
+  options.out = "results/03-nn";
+  options.steps = 1500;
+  Config config;
+  g2c::exercises::add_common_options(app, options);
+  app.add_option("--points", config.points, "Training points")->capture_default_str();
+  app.add_option("--hidden", config.hidden, "Hidden units")->capture_default_str();
+  app.add_option("--lr", config.lr, "Learning rate")->capture_default_str();
+  return g2c::exercises::run(app, argc, argv, [&] {
+    const auto device = g2c::exercises::prepare(options);
+    const auto data = g2c::exercises::make_moons(config.points, config.noise, 0.0, options.seed);
+    auto model = g2c::nn::build_2d_classifier(config.hidden);
+    model->to(device);
+    const auto curves =
+        g2c::exercises::train_with_curves(*model, data, nullptr, options.steps, config.every,
+                                          config.lr, 0.0, options.quiet, "classifier");
+    fmt::print("final loss {:.4f}, accuracy {:.1f}%\n", curves.train_loss.back(),
+               100 * curves.train_accuracy.back());
+
+    auto result = g2c::exercises::run_metadata("03_classifier", options, device);
+    result["config"] = {{"points", config.points}, {"noise", config.noise},
+                        {"hidden", config.hidden}, {"lr", config.lr},
+                        {"steps", options.steps},  {"every", config.every}};
+    result["curves"] = g2c::exercises::to_json(curves);
+    result["grid"] = g2c::exercises::decision_grid(*model, data, config.grid);
+    const auto xs = data.x.contiguous();
+    std::vector<double> class0_x, class0_y, class1_x, class1_y;
+    for (std::int64_t i = 0; i < data.x.size(0); ++i) {
+      auto& px = data.y[i].item<std::int64_t>() == 0 ? class0_x : class1_x;
+      auto& py = data.y[i].item<std::int64_t>() == 0 ? class0_y : class1_y;
+      px.push_back(xs[i][0].item<double>());
+      py.push_back(xs[i][1].item<double>());
+    }
+    result["points"] = {{"class0", {{"x", class0_x}, {"y", class0_y}}},
+                        {"class1", {{"x", class1_x}, {"y", class1_y}}}};
+    const auto& grid = result["grid"];
+    result["figures"] = {
+        {{"file", "classifier_curves.png"},
+         {"kind", "line"},
+         {"title", "Two moons: training"},
+         {"xlabel", "step"},
+         {"ylabel", "loss / accuracy"},
+         {"series",
+          {{{"label", "loss"}, {"x", "/curves/step"}, {"y", "/curves/train_loss"}},
+           {{"label", "accuracy"}, {"x", "/curves/step"}, {"y", "/curves/train_accuracy"}}}}},
+        {{"file", "classifier_boundary.png"},
+         {"kind", "heatmaps"},
+         {"title", "Decision boundary"},
+         {"columns", 1},
+         {"width", 6},
+         {"height", 5},
+         {"panels",
+          {{{"title", "P(class 1)"},
+            {"matrix", "/grid/probability"},
+            {"cmap", "coolwarm"},
+            {"origin", "lower"},
+            {"vmin", 0},
+            {"vmax", 1},
+            {"extent", {grid["x_min"], grid["x_max"], grid["y_min"], grid["y_max"]}},
+            {"points",
+             {{{"label", "class 0"},
+               {"x", "/points/class0/x"},
+               {"y", "/points/class0/y"},
+               {"color", "navy"}},
+              {{"label", "class 1"},
+               {"x", "/points/class1/x"},
+               {"y", "/points/class1/y"},
+               {"color", "darkred"}}}}}}}}};
+    const auto path = g2c::exercises::save_result(options, "classifier.json", result);
+    g2c::exercises::plot_result(options, path);
+  });
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs every module 03 exercise in a short configuration and checks the JSON each one writes.
+#   scripts/smoke_03.sh [build dir]      (default build/reference)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="$(cd "${1:-$ROOT/build/reference}" && pwd)"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+python="$ROOT/.venv/bin/python"
+[[ -x "$python" ]] || python=python3
+
+run() {
+  local program="$1" result="$2"
+  shift 2
+  "$build/bin/$program" --out "$out" --quiet --no-plot "$@" >/dev/null
+  "$python" - "$out/$result" "$program" <<'PY'
+import json, math, sys
+path, program = sys.argv[1], sys.argv[2]
+doc = json.load(open(path))
+for key in ("program", "device", "seed", "config", "figures"):
+    assert key in doc, f"{path}: missing {key!r}"
+assert doc["program"] == program, f"{path}: program is {doc['program']!r}"
+def numbers(node):
+    if isinstance(node, dict):
+        for value in node.values(): yield from numbers(value)
+    elif isinstance(node, list):
+        for value in node: yield from numbers(value)
+    elif isinstance(node, float):
+        yield node
+assert all(math.isfinite(v) for v in numbers(doc)), f"{path}: non-finite number"
+for figure in doc["figures"]:
+    assert {"file", "kind"} <= figure.keys(), f"{path}: figure without file/kind"
+PY
+  echo "ok $program"
+}
+
+run 03_linear_regression linear_regression.json --steps 50
+run 03_classifier classifier.json --steps 50
+run 03_no_relu no_relu.json --steps 50
+run 03_weight_decay weight_decay.json --steps 100
+if [[ -x "$ROOT/.venv/bin/python" ]]; then
+  "$ROOT/.venv/bin/python" "$ROOT/scripts/plot.py" "$out"/*.json >/dev/null
+  echo "ok plots"
+fi
+echo "checks: 4 passed, 0 failed, 0 skipped"
