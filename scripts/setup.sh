@@ -18,7 +18,7 @@ cd "$ROOT"
 # files). Change it here only after the whole test suite passes with the new version.
 TORCH_VERSION="2.15.0"
 PYTHON_PACKAGES=("torch==${TORCH_VERSION}" "matplotlib" "cmake>=3.28")
-APT_PACKAGES=(build-essential ninja-build ccache catch2 libfmt-dev nlohmann-json3-dev libcli11-dev
+APT_PACKAGES=(build-essential cmake ninja-build ccache catch2 libfmt-dev nlohmann-json3-dev libcli11-dev
   clang-format curl clang-14 libclang-rt-14-dev chromium)
 TINYSHAKESPEARE_URL="https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt"
 TINYSHAKESPEARE_BYTES=1115394
