@@ -75,21 +75,9 @@ TEST_CASE("float64_gradients_match_finite_differences", "[nn]") {
 
   model->zero_grad();
   objective().backward();
-  const double eps = 1e-6;
   for (auto& p : model->parameters()) {
     const torch::Tensor analytic = p.grad().clone();
-    torch::Tensor numeric = torch::zeros_like(p);
-    torch::NoGradGuard no_grad;
-    auto flat = p.view(-1);
-    for (std::int64_t i = 0; i < flat.numel(); ++i) {
-      const double saved = flat[i].item<double>();
-      flat[i] = saved + eps;
-      const double plus = objective().item<double>();
-      flat[i] = saved - eps;
-      const double minus = objective().item<double>();
-      flat[i] = saved;
-      numeric.view(-1)[i] = (plus - minus) / (2 * eps);
-    }
+    const torch::Tensor numeric = g2c::testing::numeric_gradient(objective, p);
     INFO("max |analytic - numeric| = " << max_abs_diff(analytic, numeric));
     CHECK(close(analytic, numeric, 1e-7));
   }
