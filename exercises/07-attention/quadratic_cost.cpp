@@ -1,0 +1,144 @@
+// Exercise 07.5 — the quadratic cost of attention: time and memory of SelfAttention(128) on
+// (1, T, 128) as T doubles, the fitted log-log slope (-> 2 once the T×T part dominates), and the
+// same for LibTorch's fused at::scaled_dot_product_attention.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "exercises/common/cli.h"
+#include "g2c/attention/self_attention.h"
+#include "g2c/core/errors.h"
+
+namespace {
+
+double peak_rss_megabytes() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+template <typename Body>
+double median_seconds(Body&& body, int repeats, const torch::Device& device) {
+  body();  // warm-up: first-touch allocations and kernel selection
+  std::vector<double> times;
+  for (int i = 0; i < repeats; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    body();
+    if (device.is_cuda()) torch::cuda::synchronize();
+    times.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+/// Least-squares slope of log(y) against log(x) over the points with x >= from.
+double log_log_slope(const std::vector<std::int64_t>& x, const std::vector<double>& y,
+                     std::int64_t from) {
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (x[i] < from) continue;
+    const double lx = std::log(static_cast<double>(x[i])), ly = std::log(y[i]);
+    n += 1, sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly;
+  }
+  return n >= 2 ? (n * sxy - sx * sy) / (n * sxx - sx * sx) : std::nan("");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Module 07, exercise 5: attention's cost grows with T squared"};
+  g2c::exercises::CommonOptions options;
+  options.out = "results/07-attention";
+  std::vector<std::int64_t> lengths{64, 128, 256, 512, 1024, 2048, 4096};
+  std::int64_t dim = 128;
+  int repeats = 3;
+  std::int64_t fit_from = 512;
+  g2c::exercises::add_common_options(app, options);
+  app.add_option("--lengths", lengths, "Sequence lengths T, increasing")->capture_default_str();
+  app.add_option("--dim", dim, "Embedding dimension D")->capture_default_str();
+  app.add_option("--repeats", repeats, "Timed runs per T (the median is kept)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--fit-from", fit_from, "Fit the slope over T >= this")->capture_default_str();
+  return g2c::exercises::run(app, argc, argv, [&] {
+    if (!std::is_sorted(lengths.begin(), lengths.end()))
+      throw g2c::ValueError("--lengths must be increasing");
+    const auto device = g2c::exercises::prepare(options);
+    g2c::attention::SelfAttention attention(dim);
+    attention->to(device);
+    torch::NoGradGuard no_grad;
+    std::vector<double> module_seconds, fused_seconds, module_rss, weights_megabytes;
+    fmt::print("{:>6} {:>12} {:>12} {:>14} {:>14}\n", "T", "module (ms)", "fused (ms)",
+               "weights (MB)", "peak RSS (MB)");
+    for (const auto t : lengths) {
+      const auto x = torch::randn({1, t, dim}, torch::TensorOptions().device(device));
+      module_seconds.push_back(median_seconds([&] { attention(x); }, repeats, device));
+      module_rss.push_back(peak_rss_megabytes());
+      const auto q = attention->q_proj(x), k = attention->k_proj(x), v = attention->v_proj(x);
+      fused_seconds.push_back(median_seconds(
+          [&] {
+            attention->out_proj(
+                at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true));
+          },
+          repeats, device));
+      weights_megabytes.push_back(static_cast<double>(t * t * 4) / (1024.0 * 1024.0));
+      fmt::print("{:>6} {:>12.2f} {:>12.2f} {:>14.1f} {:>14.0f}\n", t, 1e3 * module_seconds.back(),
+                 1e3 * fused_seconds.back(), weights_megabytes.back(), module_rss.back());
+    }
+    const double module_slope = log_log_slope(lengths, module_seconds, fit_from);
+    const double fused_slope = log_log_slope(lengths, fused_seconds, fit_from);
+    fmt::print("log-log slope of time against T (T >= {}): module {:.2f}, fused {:.2f}\n", fit_from,
+               module_slope, fused_slope);
+
+    auto result = g2c::exercises::run_metadata("07_quadratic_cost", options, device);
+    result["config"] = {
+        {"lengths", lengths}, {"embedding_dim", dim}, {"repeats", repeats}, {"fit_from", fit_from}};
+    result["length"] = lengths;
+    result["module_seconds"] = module_seconds;
+    result["fused_seconds"] = fused_seconds;
+    result["weights_megabytes"] = weights_megabytes;
+    result["peak_rss_megabytes"] = module_rss;
+    result["slope"] = {{"module", module_slope}, {"fused", fused_slope}};
+    result["figures"] = {
+        {{"file", "quadratic_cost_time.png"},
+         {"kind", "line"},
+         {"title", fmt::format("Forward time against T (slopes: module {:.2f}, fused {:.2f})",
+                               module_slope, fused_slope)},
+         {"xlabel", "T"},
+         {"ylabel", "seconds (median)"},
+         {"logx", true},
+         {"logy", true},
+         {"series",
+          {{{"label", "g2c SelfAttention"},
+            {"x", "/length"},
+            {"y", "/module_seconds"},
+            {"marker", "o"}},
+           {{"label", "at::scaled_dot_product_attention"},
+            {"x", "/length"},
+            {"y", "/fused_seconds"},
+            {"marker", "s"}}}}},
+        {{"file", "quadratic_cost_memory.png"},
+         {"kind", "line"},
+         {"title", "Memory against T"},
+         {"xlabel", "T"},
+         {"ylabel", "MB"},
+         {"logx", true},
+         {"logy", true},
+         {"series",
+          {{{"label", "T×T weights tensor"},
+            {"x", "/length"},
+            {"y", "/weights_megabytes"},
+            {"marker", "o"}},
+           {{"label", "process peak RSS"},
+            {"x", "/length"},
+            {"y", "/peak_rss_megabytes"},
+            {"marker", "s"}}}}}};
+    const auto path = g2c::exercises::save_result(options, "quadratic_cost.json", result);
+    g2c::exercises::plot_result(options, path);
+  });
+}
