@@ -25,7 +25,7 @@ struct Config {
   std::string optimizer = "adamw";  // adamw (lr 3e-3) for text; the control uses sgd 0.5
   double lr = 3e-3;
   double weight_decay = 1e-4;
-  std::int64_t log_every = 100;   // train/val losses recorded every this many steps
+  std::int64_t log_every = 50;    // train/val losses recorded every this many steps
   std::int64_t val_batches = 16;  // batches averaged for each validation loss
   double val_fraction = 0.1;      // the last 10% of the token stream is held out
   std::int64_t sample_tokens = 200;
