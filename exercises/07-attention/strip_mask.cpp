@@ -6,13 +6,13 @@
 
 #include <fmt/format.h>
 
-#include "char_vocabulary.h"
+#include "exercises/common/char_vocabulary.h"
 #include "exercises/common/cli.h"
 #include "exercises/common/data.h"
+#include "exercises/common/tiny_lm.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/progress.h"
 #include "g2c/nn/optim.h"
-#include "tiny_lm.h"
 
 namespace {
 
@@ -87,14 +87,6 @@ Corpus load_corpus(const Config& config) {
   return corpus;
 }
 
-/// `batch` windows of `length` tokens at random offsets: (B, T).
-torch::Tensor sample_batch(const torch::Tensor& stream, std::int64_t batch, std::int64_t length,
-                           at::Generator& generator) {
-  const auto starts = torch::randint(stream.numel() - length + 1, {batch}, generator, torch::kLong);
-  const auto offsets = torch::arange(length, torch::kLong);
-  return stream.index({starts.unsqueeze(1) + offsets.unsqueeze(0)});  // (B, T)
-}
-
 bool logged_step(std::int64_t step, std::int64_t steps, std::int64_t every) {
   return step % every == 0 || step == steps - 1;
 }
@@ -126,8 +118,8 @@ nlohmann::json train_run(bool causal, std::uint64_t batch_seed, const Config& co
         at::make_generator<at::CPUGeneratorImpl>(1234);  // the same batches every time
     double total = 0.0;
     for (std::int64_t i = 0; i < config.val_batches; ++i) {
-      const auto batch =
-          sample_batch(corpus.val, config.batch_size, config.context_length, val_generator);
+      const auto batch = g2c::exercises::sample_windows(corpus.val, config.batch_size,
+                                                        config.context_length, val_generator);
       total += model->next_token_loss(batch.to(device)).item<double>();
     }
     return total / static_cast<double>(config.val_batches);
@@ -137,8 +129,8 @@ nlohmann::json train_run(bool causal, std::uint64_t batch_seed, const Config& co
   g2c::Progress progress(label, options.steps, !options.quiet);
   const auto start = std::chrono::steady_clock::now();
   for (std::int64_t step = 0; step < options.steps; ++step) {
-    const auto batch =
-        sample_batch(corpus.train, config.batch_size, config.context_length, batch_generator);
+    const auto batch = g2c::exercises::sample_windows(corpus.train, config.batch_size,
+                                                      config.context_length, batch_generator);
     const auto loss = model->next_token_loss(batch.to(device));
     if (logged_step(step, options.steps, config.log_every)) {
       logged.push_back(step);

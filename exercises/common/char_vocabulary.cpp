@@ -1,4 +1,4 @@
-#include "char_vocabulary.h"
+#include "exercises/common/char_vocabulary.h"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,8 @@
-// The tiny attention-only language model of module 07's strip-mask experiment:
-// token embedding + learned positions -> one SelfAttention -> Linear to the vocabulary.
+// The tiny attention-only language model of the module 07 and 08 exercises:
+// token embedding + learned positions -> one attention layer -> Linear to the vocabulary.
+// The layer is module 07's SelfAttention (num_heads = 0) or module 08's MultiHeadAttention.
 //
-// Dimension legend: B batch, T context length, D embedding_dim, V vocab_size.
+// Dimension legend: B batch, T context length, D embedding_dim, V vocab_size, H heads.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +10,7 @@
 
 #include <torch/torch.h>
 
+#include "g2c/attention/multi_head.h"
 #include "g2c/attention/self_attention.h"
 #include "g2c/nn/linear.h"
 #include "g2c/nn/module.h"
@@ -23,6 +25,8 @@ struct TinyAttentionLMOptions {
   TORCH_ARG(std::int64_t, context_length);
   TORCH_ARG(std::int64_t, embedding_dim);
   TORCH_ARG(bool, causal) = true;
+  /// 0: module 07's single-head SelfAttention; H >= 1: module 08's MultiHeadAttention with H heads.
+  TORCH_ARG(std::int64_t, num_heads) = 0;
 };
 
 class TinyAttentionLMImpl : public g2c::nn::Module {
@@ -31,6 +35,12 @@ class TinyAttentionLMImpl : public g2c::nn::Module {
 
   /// ids (B, T) int64 with T <= context_length -> logits (B, T, V).
   torch::Tensor forward(const torch::Tensor& ids) override;
+
+  /// ids (B, T) -> token + position embeddings (B, T, D): what the attention layer sees.
+  torch::Tensor embed(const torch::Tensor& ids);
+
+  /// ids (B, T) -> the attention layer's weights: (B, T, T), or (B, H, T, T) with heads.
+  torch::Tensor attention_weights(const torch::Tensor& ids);
 
   /// Mean next-token cross-entropy over every position except the last: logits[:, :-1] against
   /// ids[:, 1:]. (Without the causal mask, position t can read token t + 1: the cheat.)
@@ -43,9 +53,17 @@ class TinyAttentionLMImpl : public g2c::nn::Module {
   TinyAttentionLMOptions options;
   torch::Tensor token_embedding;     // (V, D)
   torch::Tensor position_embedding;  // (T, D)
-  g2c::attention::SelfAttention attention{nullptr};
+  std::shared_ptr<g2c::nn::Module> attention;
   g2c::nn::Linear head{nullptr};  // (D) -> (V)
 };
 TORCH_MODULE(TinyAttentionLM);
+
+}  // namespace g2c::exercises
+
+namespace g2c::exercises {
+
+/// `batch` windows of `length` consecutive tokens of `stream` at random offsets: (B, T) int64.
+torch::Tensor sample_windows(const torch::Tensor& stream, std::int64_t batch, std::int64_t length,
+                             at::Generator& generator);
 
 }  // namespace g2c::exercises

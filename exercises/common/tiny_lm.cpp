@@ -1,4 +1,4 @@
-#include "tiny_lm.h"
+#include "exercises/common/tiny_lm.h"
 
 #include <cmath>
 
@@ -24,11 +24,18 @@ TinyAttentionLMImpl::TinyAttentionLMImpl(const TinyAttentionLMOptions& options_)
       register_parameter("token_embedding", torch::empty({v, d}).uniform_(-bound, bound));
   position_embedding =
       register_parameter("position_embedding", torch::empty({t, d}).uniform_(-bound, bound));
-  attention = register_module("attention", g2c::attention::SelfAttention(d, options.causal()));
+  if (options.num_heads() == 0) {
+    attention =
+        register_module("attention", g2c::attention::SelfAttention(d, options.causal()).ptr());
+  } else {
+    attention = register_module(
+        "attention",
+        g2c::attention::MultiHeadAttention(d, options.num_heads(), options.causal()).ptr());
+  }
   head = register_module("head", g2c::nn::Linear(d, v));
 }
 
-torch::Tensor TinyAttentionLMImpl::forward(const torch::Tensor& ids) {
+torch::Tensor TinyAttentionLMImpl::embed(const torch::Tensor& ids) {
   if (ids.dim() != 2 || ids.size(1) > options.context_length() ||
       ids.scalar_type() != torch::kLong) {
     throw ValueError(fmt::format("TinyAttentionLM expects int64 ids (B, T<={}), got {} {}",
@@ -36,10 +43,22 @@ torch::Tensor TinyAttentionLMImpl::forward(const torch::Tensor& ids) {
                                  describe_shape(ids, {"B", "T"})));
   }
   const std::int64_t length = ids.size(1);
-  const auto x =
-      token_embedding.index_select(0, ids.flatten()).view({ids.size(0), length, -1}) +  // (B, T, D)
-      position_embedding.narrow(0, 0, length);                                          // + (T, D)
-  return head(attention(x));                                                            // (B, T, V)
+  return token_embedding.index_select(0, ids.flatten())
+             .view({ids.size(0), length, -1}) +    // (B, T, D)
+         position_embedding.narrow(0, 0, length);  // + (T, D)
+}
+
+torch::Tensor TinyAttentionLMImpl::forward(const torch::Tensor& ids) {
+  return head(attention->forward(embed(ids)));  // (B, T, D) -> (B, T, D) -> (B, T, V)
+}
+
+torch::Tensor TinyAttentionLMImpl::attention_weights(const torch::Tensor& ids) {
+  const auto x = embed(ids);
+  if (auto* single = dynamic_cast<g2c::attention::SelfAttentionImpl*>(attention.get())) {
+    return single->attention_weights(x);  // (B, T, T)
+  }
+  return dynamic_cast<g2c::attention::MultiHeadAttentionImpl&>(*attention)
+      .attention_weights(x);  // (B, H, T, T)
 }
 
 torch::Tensor TinyAttentionLMImpl::next_token_loss(const torch::Tensor& ids) {
@@ -66,6 +85,22 @@ std::vector<std::int64_t> TinyAttentionLMImpl::generate(std::vector<std::int64_t
                          .item<std::int64_t>());
   }
   return prompt;
+}
+
+}  // namespace g2c::exercises
+
+namespace g2c::exercises {
+
+torch::Tensor sample_windows(const torch::Tensor& stream, std::int64_t batch, std::int64_t length,
+                             at::Generator& generator) {
+  if (stream.numel() < length) {
+    throw ValueError(fmt::format("a stream of {} tokens is shorter than one window of {}",
+                                 stream.numel(), length));
+  }
+  const auto starts =
+      torch::randint(stream.numel() - length + 1, {batch}, generator, torch::kLong);  // (B)
+  const auto offsets = torch::arange(length, torch::kLong);                           // (T)
+  return stream.index({starts.unsqueeze(1) + offsets.unsqueeze(0)});                  // (B, T)
 }
 
 }  // namespace g2c::exercises
