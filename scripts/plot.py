@@ -129,7 +129,7 @@ def draw_heatmaps(fig, document, figure):
 
 
 def render(document, figure, out_dir):
-    if "file" not in figure or "kind" not in figure:
+    if not isinstance(figure, dict) or "file" not in figure or "kind" not in figure:
         raise FigureError("every figure needs a 'file' and a 'kind'")
     kind = figure["kind"]
     fig = plt.figure(figsize=(figure.get("width", 7), figure.get("height", 4.5)))
@@ -184,8 +184,9 @@ def main(argv=None):
         for figure in figures:
             try:
                 print(f"wrote {render(document, figure, out_dir)}")
-            except (FigureError, KeyError, TypeError) as error:
-                print(f"plot.py: {path}: figure {figure.get('file', '?')}: {error}", file=sys.stderr)
+            except (FigureError, KeyError, TypeError, ValueError) as error:
+                name = figure.get("file", "?") if isinstance(figure, dict) else "?"
+                print(f"plot.py: {path}: figure {name}: {error}", file=sys.stderr)
                 failures += 1
     return 1 if failures else 0
 

@@ -1,0 +1,173 @@
+// Exercise 08 — why several smaller heads instead of one big one? The TinyShakespeare probe
+// (token embedding + learned positions + causal MultiHeadAttention, D = 64 + Linear to the
+// vocabulary) trained with H = 1, 4 and 8: loss curves, per-head heatmaps and entropies, and the
+// parameter count, which does not depend on H.
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "exercises/common/char_vocabulary.h"
+#include "exercises/common/cli.h"
+#include "exercises/common/data.h"
+#include "exercises/common/tiny_lm.h"
+#include "g2c/core/progress.h"
+#include "g2c/nn/optim.h"
+
+namespace {
+
+struct Config {
+  std::vector<std::int64_t> heads{1, 4, 8};
+  std::int64_t embedding_dim = 64;
+  std::int64_t context_length = 64;
+  std::int64_t batch_size = 32;
+  double lr = 3e-3;  // AdamW, as the module 07 probe
+  double weight_decay = 1e-4;
+  std::int64_t log_every = 50;
+  std::int64_t heatmap_tokens =
+      24;  // the first characters of the validation text, for the heatmaps
+};
+
+nlohmann::json matrix_json(const torch::Tensor& m) {  // (R, C) -> [[...], ...]
+  const auto rows = m.to(torch::kDouble).contiguous().cpu();
+  nlohmann::json out = nlohmann::json::array();
+  for (std::int64_t r = 0; r < rows.size(0); ++r) {
+    out.push_back(
+        std::vector<double>(rows[r].data_ptr<double>(), rows[r].data_ptr<double>() + rows.size(1)));
+  }
+  return out;
+}
+
+/// Mean over query rows of -sum w log w: 0 = each query looks at one key; larger = spread out.
+double mean_row_entropy(const torch::Tensor& weights) {  // (T, T)
+  const auto safe = weights.clamp_min(1e-12);
+  return (-(weights * safe.log()).sum(/*dim=*/-1)).mean().item<double>();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Module 08: one head or several? The TinyShakespeare probe with H = 1, 4 and 8"};
+  g2c::exercises::CommonOptions options;
+  options.out = "results/08-multi-head-attention";
+  options.steps = 800;
+  Config config;
+  g2c::exercises::add_common_options(app, options);
+  app.add_option("--heads", config.heads, "Head counts to compare (each must divide D)")
+      ->capture_default_str();
+  app.add_option("--dim", config.embedding_dim, "Embedding dimension D")->capture_default_str();
+  app.add_option("--context", config.context_length, "Context length T")
+      ->check(CLI::Range(2, 4096))
+      ->capture_default_str();
+  app.add_option("--log-every", config.log_every, "Record the loss every N steps")
+      ->check(CLI::PositiveNumber);
+  return g2c::exercises::run(app, argc, argv, [&] {
+    const auto device = g2c::exercises::prepare(options);
+    const std::string text = g2c::exercises::load_tinyshakespeare();
+    const g2c::exercises::CharVocabulary vocabulary(text);
+    const auto ids = torch::tensor(vocabulary.encode(text), torch::kLong);
+    const auto split = ids.numel() * 9 / 10;
+    const auto train = ids.narrow(0, 0, split), val = ids.narrow(0, split, ids.numel() - split);
+    const auto probe_length = std::min(config.heatmap_tokens, config.context_length);
+    const auto probe_ids = val.narrow(0, 0, probe_length).contiguous();  // (T)
+    std::vector<std::string> labels;
+    for (std::int64_t i = 0; i < probe_length; ++i) {
+      const std::string symbol = vocabulary.decode({probe_ids[i].item<std::int64_t>()});
+      labels.push_back(symbol == "\n" ? "\\n" : symbol == " " ? "␣" : symbol);
+    }
+    const auto probe = probe_ids.unsqueeze(0).to(device);  // (1, T)
+
+    nlohmann::json runs = nlohmann::json::array();
+    nlohmann::json loss_series = nlohmann::json::array();
+    nlohmann::json figures =
+        nlohmann::json::array({nullptr});  // [0]: the loss curves, filled in last
+    for (std::size_t run_index = 0; run_index < config.heads.size(); ++run_index) {
+      const std::int64_t heads = config.heads[run_index];
+      torch::manual_seed(options.seed);
+      g2c::exercises::TinyAttentionLM model(
+          g2c::exercises::TinyAttentionLMOptions(vocabulary.size(), config.context_length,
+                                                 config.embedding_dim)
+              .num_heads(heads));
+      model->to(device);
+      std::int64_t attention_parameters = 0;
+      for (const auto& p : model->attention->parameters()) attention_parameters += p.numel();
+      g2c::nn::AdamW optimizer(model->parameters(), config.lr, {0.9, 0.999}, 1e-8,
+                               config.weight_decay);
+      auto batches =
+          at::make_generator<at::CPUGeneratorImpl>(options.seed + 1);  // same batches for every H
+      std::vector<std::int64_t> steps;
+      std::vector<double> losses;
+      g2c::Progress progress(fmt::format("H={}", heads), options.steps, !options.quiet);
+      for (std::int64_t step = 0; step < options.steps; ++step) {
+        const auto batch = g2c::exercises::sample_windows(train, config.batch_size,
+                                                          config.context_length, batches);
+        const auto loss = model->next_token_loss(batch.to(device));
+        if (step % config.log_every == 0 || step == options.steps - 1) {
+          steps.push_back(step);
+          losses.push_back(loss.item<double>());
+        }
+        optimizer.zero_grad();
+        loss.backward();
+        optimizer.step();
+        if (step % 10 == 0) progress.update(step + 1, fmt::format("loss {:.3f}", losses.back()));
+      }
+      progress.finish(fmt::format("loss {:.3f}", losses.back()));
+
+      torch::NoGradGuard no_grad;
+      const auto weights = model->attention_weights(probe)[0];  // (H, T, T)
+      nlohmann::json per_head = nlohmann::json::array();
+      nlohmann::json panels = nlohmann::json::array();
+      std::vector<double> entropies;
+      for (std::int64_t h = 0; h < heads; ++h) {
+        entropies.push_back(mean_row_entropy(weights[h]));
+        per_head.push_back(matrix_json(weights[h]));
+        panels.push_back({{"title", fmt::format("head {} (entropy {:.2f})", h, entropies.back())},
+                          {"matrix", fmt::format("/runs/{}/weights/{}", run_index, h)},
+                          {"xticklabels", labels},
+                          {"yticklabels", labels},
+                          {"vmin", 0},
+                          {"vmax", 1},
+                          {"fontsize", 6}});
+      }
+      fmt::print("H={}: final loss {:.3f}, attention parameters {}, per-head entropy {:.2f}\n",
+                 heads, losses.back(), attention_parameters, fmt::join(entropies, ", "));
+      runs.push_back({{"num_heads", heads},
+                      {"head_dim", config.embedding_dim / heads},
+                      {"attention_parameters", attention_parameters},
+                      {"steps", steps},
+                      {"train_loss", losses},
+                      {"head_entropy", entropies},
+                      {"weights", per_head}});
+      loss_series.push_back({{"label", fmt::format("H = {}", heads)},
+                             {"x", fmt::format("/runs/{}/steps", run_index)},
+                             {"y", fmt::format("/runs/{}/train_loss", run_index)}});
+      figures.push_back({{"file", fmt::format("heads_H{}.png", heads)},
+                         {"kind", "heatmaps"},
+                         {"title", fmt::format("Per-head attention after training, H = {}", heads)},
+                         {"columns", std::min<std::int64_t>(heads, 4)},
+                         {"panels", panels}});
+    }
+    figures[0] = {{"file", "heads_loss.png"},
+                  {"kind", "line"},
+                  {"title", "Training loss by head count (same parameters, same batches)"},
+                  {"xlabel", "step"},
+                  {"ylabel", "cross-entropy"},
+                  {"series", loss_series}};
+    auto result = g2c::exercises::run_metadata("08_heads", options, device);
+    result["config"] = {{"heads", config.heads},
+                        {"embedding_dim", config.embedding_dim},
+                        {"context_length", config.context_length},
+                        {"batch_size", config.batch_size},
+                        {"optimizer", "adamw"},
+                        {"lr", config.lr},
+                        {"weight_decay", config.weight_decay},
+                        {"steps", options.steps},
+                        {"log_every", config.log_every},
+                        {"tokenizer", "char"}};
+    result["probe_tokens"] = labels;
+    result["runs"] = runs;
+    result["figures"] = figures;
+    const auto path = g2c::exercises::save_result(options, "heads.json", result);
+    g2c::exercises::plot_result(options, path);
+  });
+}
