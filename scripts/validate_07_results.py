@@ -17,6 +17,7 @@ SCHEMAS = {
     "param_counts.json": {"by_dim": dict, "by_length": dict},
     "quadratic_cost.json": {"length": list, "module_seconds": list, "fused_seconds": list,
                             "weights_megabytes": list, "peak_rss_megabytes": list, "slope": dict},
+    "visualize.json": {"tokenizer": dict, "train_loss": list, "sharpness": dict, "examples": list},
     "strip_mask.json": {"tokenizer": dict, "data": dict, "baseline_ln_vocab": float, "runs": dict},
     "strip_mask_random.json": {"tokenizer": dict, "data": dict, "baseline_ln_vocab": float, "runs": dict},
 }

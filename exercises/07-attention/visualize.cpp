@@ -1,0 +1,232 @@
+// Exercise 07.2 — what does attention look at? Heatmaps for two sentences that differ in one word,
+// before and after lightly training a TinyShakespeare probe (token embedding + learned positions
+// + causal SelfAttention, D = 64 + Linear to the vocabulary); how much sharper attention gets; and
+// one self-contained offline HTML page to explore the patterns (hover a row, toggle the mask).
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "exercises/common/char_vocabulary.h"
+#include "exercises/common/cli.h"
+#include "exercises/common/data.h"
+#include "exercises/common/tiny_lm.h"
+#include "g2c/core/atomic_file.h"
+#include "g2c/core/errors.h"
+#include "g2c/core/progress.h"
+#include "g2c/nn/optim.h"
+
+namespace {
+
+struct Config {
+  std::vector<std::string> sentences{"The animal didn't cross the street because it was too tired.",
+                                     "The animal didn't cross the street because it was too wide."};
+  std::int64_t embedding_dim = 64;
+  std::int64_t context_length = 64;  // characters
+  std::int64_t batch_size = 128;
+  double lr = 3e-3;  // AdamW
+  double weight_decay = 1e-4;
+  std::uint64_t model_seed = 7;
+  std::uint64_t data_seed = 0;
+  std::int64_t stat_batches = 4;  // validation batches for the sharpness statistics
+};
+
+nlohmann::json matrix_json(const torch::Tensor& m) {  // (R, C) -> [[...], ...]
+  const auto rows = m.to(torch::kDouble).contiguous().cpu();
+  nlohmann::json out = nlohmann::json::array();
+  for (std::int64_t r = 0; r < rows.size(0); ++r) {
+    out.push_back(
+        std::vector<double>(rows[r].data_ptr<double>(), rows[r].data_ptr<double>() + rows.size(1)));
+  }
+  return out;
+}
+
+/// Mean over rows of the largest weight (1 = every query looks at one key) and of the row entropy.
+std::pair<double, double> sharpness(const torch::Tensor& weights) {  // (..., T, T)
+  const double mean_max = std::get<0>(weights.max(/*dim=*/-1)).mean().item<double>();
+  const double entropy =
+      (-(weights * weights.clamp_min(1e-12).log()).sum(/*dim=*/-1)).mean().item<double>();
+  return {mean_max, entropy};
+}
+
+std::vector<std::string> token_labels(const std::string& text) {
+  std::vector<std::string> labels;
+  for (const char c : text) labels.push_back(std::string(1, c));
+  return labels;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Module 07, exercise 2: attention heatmaps before and after training, and an offline HTML "
+      "explorer"};
+  g2c::exercises::CommonOptions options;
+  options.out = "results/07-attention";
+  options.steps = 600;
+  Config config;
+  g2c::exercises::add_common_options(app, options);
+  app.add_option("--batch", config.batch_size, "Batch size")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  return g2c::exercises::run(app, argc, argv, [&] {
+    const auto device = g2c::exercises::prepare(options);
+    const std::string text = g2c::exercises::load_tinyshakespeare();
+    const g2c::exercises::CharVocabulary vocabulary(text);
+    const auto ids = torch::tensor(vocabulary.encode(text), torch::kLong);
+    const auto split = ids.numel() * 9 / 10;
+    const auto train = ids.narrow(0, 0, split), val = ids.narrow(0, split, ids.numel() - split);
+    fmt::print(
+        "tokenizer: characters ({} symbols; module 04's BPE tokenizer is not part of this build "
+        "yet)\n",
+        vocabulary.size());
+
+    torch::manual_seed(config.model_seed);
+    g2c::exercises::TinyAttentionLM model(g2c::exercises::TinyAttentionLMOptions(
+        vocabulary.size(), config.context_length, config.embedding_dim));
+    model->to(device);
+    auto& layer = dynamic_cast<g2c::attention::SelfAttentionImpl&>(*model->attention);
+
+    auto stat_generator = at::make_generator<at::CPUGeneratorImpl>(4321);
+    const auto stat_batch =
+        g2c::exercises::sample_windows(val, config.batch_size * config.stat_batches,
+                                       config.context_length, stat_generator)
+            .to(device);
+    const std::string probe_text = vocabulary.decode(std::vector<std::int64_t>(
+        val.data_ptr<std::int64_t>(), val.data_ptr<std::int64_t>() + config.context_length));
+
+    auto weights_of = [&](const std::string& sample, bool causal) {
+      torch::NoGradGuard no_grad;
+      layer.causal = causal;
+      const auto sample_ids =
+          torch::tensor(vocabulary.encode(sample), torch::kLong).unsqueeze(0).to(device);
+      const auto weights = model->attention_weights(sample_ids)[0];  // (T, T)
+      layer.causal = true;
+      return weights;
+    };
+    auto batch_sharpness = [&] {
+      torch::NoGradGuard no_grad;
+      return sharpness(model->attention_weights(stat_batch));
+    };
+
+    const auto [max_before, entropy_before] = batch_sharpness();
+    std::vector<torch::Tensor> before;
+    for (const auto& sentence : config.sentences) before.push_back(weights_of(sentence, true));
+
+    g2c::nn::AdamW optimizer(model->parameters(), config.lr, {0.9, 0.999}, 1e-8,
+                             config.weight_decay);
+    auto batches = at::make_generator<at::CPUGeneratorImpl>(config.data_seed);
+    std::vector<double> losses;
+    g2c::Progress progress("probe", options.steps, !options.quiet);
+    for (std::int64_t step = 0; step < options.steps; ++step) {
+      const auto batch =
+          g2c::exercises::sample_windows(train, config.batch_size, config.context_length, batches);
+      const auto loss = model->next_token_loss(batch.to(device));
+      losses.push_back(loss.item<double>());
+      optimizer.zero_grad();
+      loss.backward();
+      optimizer.step();
+      if (step % 10 == 0) progress.update(step + 1, fmt::format("loss {:.3f}", losses.back()));
+    }
+    progress.finish(fmt::format("loss {:.3f}", losses.back()));
+    const auto [max_after, entropy_after] = batch_sharpness();
+    fmt::print(
+        "mean max attention {:.3f} -> {:.3f}; mean row entropy {:.3f} -> {:.3f} (sharper after "
+        "training)\n",
+        max_before, max_after, entropy_before, entropy_after);
+
+    nlohmann::json examples = nlohmann::json::array();
+    nlohmann::json heatmaps = nlohmann::json::array();
+    nlohmann::json page_examples = nlohmann::json::array();
+    std::vector<std::pair<std::string, std::string>> samples;
+    for (std::size_t i = 0; i < config.sentences.size(); ++i)
+      samples.push_back({"sentence " + std::to_string(i + 1), config.sentences[i]});
+    samples.push_back({"TinyShakespeare validation text", probe_text});
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      const auto& [title, sample] = samples[i];
+      const auto after = weights_of(sample, true);
+      const auto unmasked = weights_of(sample, false);
+      nlohmann::json example = {{"title", title},
+                                {"text", sample},
+                                {"tokens", token_labels(sample)},
+                                {"causal_after", matrix_json(after)},
+                                {"non_causal_after", matrix_json(unmasked)}};
+      if (i < before.size()) example["causal_before"] = matrix_json(before[i]);
+      examples.push_back(example);
+      page_examples.push_back({{"title", title + " (trained probe)"},
+                               {"tokens", token_labels(sample)},
+                               {"causal", example["causal_after"]},
+                               {"non_causal", example["non_causal_after"]},
+                               {"note", "character tokens, D = 64, after " +
+                                            std::to_string(options.steps) + " steps"}});
+      if (i < before.size()) {
+        page_examples.push_back(
+            {{"title", title + " (untrained)"},
+             {"tokens", token_labels(sample)},
+             {"causal", example["causal_before"]},
+             {"non_causal", example["causal_before"]},
+             {"note", "random initial weights (the toggle shows the causal pattern only)"}});
+      }
+    }
+    for (std::size_t i = 0; i < config.sentences.size(); ++i) {
+      for (const std::string stage : {"before", "after"}) {
+        heatmaps.push_back({{"title", fmt::format("sentence {} {} training", i + 1, stage)},
+                            {"matrix", fmt::format("/examples/{}/causal_{}", i, stage)},
+                            {"xticklabels", fmt::format("/examples/{}/tokens", i)},
+                            {"yticklabels", fmt::format("/examples/{}/tokens", i)},
+                            {"vmin", 0},
+                            {"vmax", 1},
+                            {"fontsize", 5}});
+      }
+    }
+
+    auto result = g2c::exercises::run_metadata("07_visualize", options, device);
+    result["config"] = {{"embedding_dim", config.embedding_dim},
+                        {"context_length", config.context_length},
+                        {"batch_size", config.batch_size},
+                        {"optimizer", "adamw"},
+                        {"lr", config.lr},
+                        {"weight_decay", config.weight_decay},
+                        {"steps", options.steps},
+                        {"model_seed", config.model_seed},
+                        {"data_seed", config.data_seed},
+                        {"sentences", config.sentences}};
+    result["tokenizer"] = {
+        {"kind", "char"},
+        {"vocab_size", vocabulary.size()},
+        {"note", "G2CTokenizer / ShakespeareTokenizer artifacts come with module 04"}};
+    result["train_loss"] = losses;
+    result["sharpness"] = {{"mean_max_before", max_before},
+                           {"mean_max_after", max_after},
+                           {"entropy_before", entropy_before},
+                           {"entropy_after", entropy_after}};
+    result["examples"] = examples;
+    result["figures"] = {{{"file", "visualize_sentences.png"},
+                          {"kind", "heatmaps"},
+                          {"title", "Causal attention of the probe, before and after training"},
+                          {"columns", 2},
+                          {"panels", heatmaps}},
+                         {{"file", "visualize_loss.png"},
+                          {"kind", "line"},
+                          {"title", "Probe training loss"},
+                          {"xlabel", "step"},
+                          {"ylabel", "cross-entropy"},
+                          {"series", {{{"label", "train"}, {"y", "/train_loss"}}}}}};
+    const auto path = g2c::exercises::save_result(options, "visualize.json", result);
+
+    // The page: the template with the data inlined, so it works from a file:// URL without network.
+    std::string page = g2c::read_file(g2c::exercises::project_dir() /
+                                      "exercises/07-attention/attention_page.html");
+    std::string data = nlohmann::json({{"examples", page_examples}}).dump();
+    for (std::size_t at = data.find("</"); at != std::string::npos; at = data.find("</", at + 3))
+      data.replace(at, 2, "<\\/");
+    const std::string marker = "__G2C_ATTENTION_DATA__";
+    const auto position = page.find(marker);
+    if (position == std::string::npos)
+      throw g2c::ValueError("attention_page.html has lost its data marker " + marker);
+    page.replace(position, marker.size(), data);
+    g2c::write_file_atomic(options.out / "attention.html", page);
+    std::cout << "wrote " << (options.out / "attention.html").string()
+              << " (open it in a browser; no network needed)\n";
+    g2c::exercises::plot_result(options, path);
+  });
+}
