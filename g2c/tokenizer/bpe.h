@@ -19,6 +19,7 @@
 // implemented for you. This library has no LibTorch dependency.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -205,13 +206,13 @@ class BPETokenizer {
   Ids encode_fast(std::string_view text) const;
 
   /// The encoding a tokenizer trained to `vocab_size` would give: only merges with id below
-  /// `vocab_size` are used (fast path). ValueError below base_vocab_size() or above vocab_size().
-  /// Example: encode_at_vocab(text, base_vocab_size()) == encode_base(text).
+  /// `vocab_size` are used (fast path). ValueError below base_vocab_size() or above
+  /// trained_vocab_size(). Example: encode_at_vocab(text, base_vocab_size()) == encode_base(text).
   Ids encode_at_vocab(std::string_view text, std::size_t vocab_size) const;
 
   /// The Python edition's vocab selector: nullopt -> vocab_size() (all merges); 0 ->
   /// base_vocab_size() (bytes and specials only); N -> N (ValueError outside
-  /// [base_vocab_size(), vocab_size()]).
+  /// [base_vocab_size(), trained_vocab_size()]).
   std::size_t effective_vocab_size(std::optional<std::size_t> vocab_size) const;
 
   /// encode_at_vocab(text, effective_vocab_size(vocab_size)). Exercises that train a model with a
@@ -227,6 +228,10 @@ class BPETokenizer {
 
   /// len(vocab): 256 + specials + merges.
   std::size_t vocab_size() const { return vocab_.size(); }
+  /// The largest vocab_size this tokenizer was trained toward, or vocab_size() if larger. Training
+  /// stops early when no pair is left (a short, repetitive text), so a tokenizer trained to 350
+  /// may hold only 305 entries; capped encodings accept caps up to 350 and then use every merge.
+  std::size_t trained_vocab_size() const { return std::max(vocab_.size(), trained_target_); }
   /// 256 + number of special tokens: the first id a merge gets.
   std::size_t base_vocab_size() const { return 256 + special_tokens_.size(); }
   /// id -> the bytes it stands for (a byte string, not necessarily valid UTF-8).
@@ -278,6 +283,7 @@ class BPETokenizer {
   // The training sequence a call to train or train_fast starts from.
   Ids initial_training_ids(std::string_view text, bool fast) const;
   void check_train_arguments(std::size_t vocab_size, std::size_t progress_every) const;
+  void note_training_target(std::size_t vocab_size);
 
   std::vector<std::string> special_tokens_;
   std::unordered_map<std::string, TokenId> special_to_id_;
@@ -285,6 +291,7 @@ class BPETokenizer {
   std::vector<std::string> vocab_;
   std::unordered_map<Pair, TokenId, PairHash> merges_;
   std::vector<Merge> merge_order_;
+  std::size_t trained_target_ = 0;
 };
 
 }  // namespace g2c::tokenizer

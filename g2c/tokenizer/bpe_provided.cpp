@@ -191,11 +191,12 @@ Ids BPETokenizer::encode_fast(std::string_view text) const {
 std::size_t BPETokenizer::effective_vocab_size(std::optional<std::size_t> vocab_size) const {
   if (!vocab_size) return this->vocab_size();
   if (*vocab_size == 0) return base_vocab_size();
-  if (*vocab_size < base_vocab_size() || *vocab_size > this->vocab_size()) {
+  if (*vocab_size < base_vocab_size() || *vocab_size > trained_vocab_size()) {
     throw ValueError(fmt::format(
         "vocab_size {} is outside what this tokenizer can encode with: {} (bytes and special "
         "tokens only) to {} (every merge); 0 means {} and none means {}",
-        *vocab_size, base_vocab_size(), this->vocab_size(), base_vocab_size(), this->vocab_size()));
+        *vocab_size, base_vocab_size(), trained_vocab_size(), base_vocab_size(),
+        this->vocab_size()));
   }
   return *vocab_size;
 }
@@ -207,11 +208,11 @@ Ids BPETokenizer::encode_at_vocab(std::string_view text, std::size_t vocab_size)
         "bytes + {} special tokens)",
         vocab_size, base_vocab_size(), special_tokens_.size()));
   }
-  if (vocab_size > this->vocab_size()) {
+  if (vocab_size > trained_vocab_size()) {
     throw ValueError(fmt::format(
         "encode_at_vocab: vocab_size {} is above the trained vocabulary size {}; train further or "
         "ask for at most {}",
-        vocab_size, this->vocab_size(), this->vocab_size()));
+        vocab_size, trained_vocab_size(), trained_vocab_size()));
   }
   return internal::encode_capped(*this, text, vocab_size);
 }
@@ -237,6 +238,10 @@ void BPETokenizer::check_train_arguments(std::size_t vocab_size, std::size_t pro
   if (progress_every < 1) throw ValueError("progress_every must be at least 1; got 0");
 }
 
+void BPETokenizer::note_training_target(std::size_t vocab_size) {
+  trained_target_ = std::max(trained_target_, vocab_size);
+}
+
 Ids BPETokenizer::initial_training_ids(std::string_view text, bool fast) const {
   if (merges_.empty()) return encode_base(text);
   return fast ? encode_fast(text) : encode(text);
@@ -245,6 +250,7 @@ Ids BPETokenizer::initial_training_ids(std::string_view text, bool fast) const {
 void BPETokenizer::train(std::string_view text, std::size_t vocab_size,
                          const ProgressCallback& progress, std::size_t progress_every) {
   check_train_arguments(vocab_size, progress_every);
+  note_training_target(vocab_size);
   if (this->vocab_size() >= vocab_size) {
     // Nothing to learn; the done report still says how long the text is.
     const std::size_t tokens = progress ? encode_fast(text).size() : 0;

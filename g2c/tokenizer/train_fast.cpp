@@ -192,6 +192,7 @@ class FastTrainer {
 Ids BPETokenizer::train_fast(std::string_view text, std::size_t vocab_size,
                              const ProgressCallback& progress, std::size_t progress_every) {
   check_train_arguments(vocab_size, progress_every);
+  note_training_target(vocab_size);
   Ids initial = initial_training_ids(text, /*fast=*/true);
   if (this->vocab_size() >= vocab_size) {
     internal::TrainReporter(*this, vocab_size, progress, progress_every, initial.size())
