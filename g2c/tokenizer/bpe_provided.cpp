@@ -75,6 +75,10 @@ BPETokenizer::BPETokenizer(std::vector<std::string> special_tokens)
   for (int byte = 0; byte < 256; ++byte) vocab_.emplace_back(1, static_cast<char>(byte));
   for (const std::string& token : special_tokens_) {
     if (token.empty()) throw ValueError("special tokens must be non-empty strings; got \"\"");
+    if (!is_valid_utf8(token)) {
+      throw ValueError(fmt::format("special token {} is not valid UTF-8 text",
+                                   python_repr(to_valid_utf8(token))));
+    }
     const auto id = static_cast<TokenId>(vocab_.size());
     if (!special_to_id_.emplace(token, id).second) {
       throw ValueError(fmt::format("special tokens must be unique; \"{}\" is listed twice", token));
