@@ -17,10 +17,17 @@ log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 ctest --preset sanitize -L tokenizer -j2 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
-total=$(sed -n 's/.*tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -n 1)
-failed=$(sed -n 's/.*, \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -n 1)
-skipped=$(grep -c 'Not Run\|Skipped' "$log" || true)
-total=${total:-0}
-failed=${failed:-1}
+
+summary="$(grep -E 'tests passed' "$log" | tail -n 1)"
+total=0
+failed=1
+if [[ "$summary" =~ ([0-9]+)\ tests\ failed\ out\ of\ ([0-9]+) ]]; then
+  failed=${BASH_REMATCH[1]}
+  total=${BASH_REMATCH[2]}
+elif [[ "$summary" =~ tests\ passed\ out\ of\ ([0-9]+) ]]; then
+  failed=0
+  total=${BASH_REMATCH[1]}
+fi
+skipped=$(grep -cE 'Not Run|\*\*\*Skipped' "$log" || true)
 echo "tests: $((total - failed - skipped)) passed, ${failed} failed, ${skipped} skipped"
 exit "$status"
