@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
       const double share = static_cast<double>(frequency[id]) / static_cast<double>(ids.size());
       fmt::print("{:>3}. {:>5} {:<20} {:>7} ({:.2f} %)\n", rank + 1, id, label(id), frequency[id],
                  100.0 * share);
-      top["label"].push_back(display_token(tokenizer.vocab()[id]));
+      top["label"].push_back(label(id));
       top["id"].push_back(id);
       top["count"].push_back(frequency[id]);
       top["share"].push_back(share);

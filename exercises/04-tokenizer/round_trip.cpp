@@ -11,6 +11,28 @@
 
 using namespace g2c::tokenizer;
 
+namespace {
+
+// A token as Python would show it: 'text' when its bytes are whole characters, else the bytes,
+// b'\xc3', because a multi-byte character can be split across tokens.
+std::string piece(const BPETokenizer& tokenizer, TokenId id) {
+  const std::string& bytes = tokenizer.token_bytes(id);
+  if (is_valid_utf8(bytes)) return python_repr(bytes);
+  std::string out = "b'";
+  for (const char c : bytes) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte == '\'' || byte == '\\')
+      out += fmt::format("\\{}", c);
+    else if (byte >= 0x20 && byte < 0x7F)
+      out += c;
+    else
+      out += fmt::format("\\x{:02x}", byte);
+  }
+  return out + "'";
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"Module 04, exercise 3: round trips on punctuation, whitespace and Unicode"};
   g2c::exercises::CommonOptions options;
@@ -46,7 +68,7 @@ int main(int argc, char** argv) {
       const Ids ids = tokenizer.encode(text);
       const std::string decoded = tokenizer.decode(ids);
       std::vector<std::string> pieces;
-      for (const TokenId id : ids) pieces.push_back(python_repr(tokenizer.token_text(id)));
+      for (const TokenId id : ids) pieces.push_back(piece(tokenizer, id));
       const bool ok = decoded == text;
       failures += ok ? 0 : 1;
       fmt::print("{} {}\n   {} bytes -> {} tokens: {}\n", ok ? "ok  " : "FAIL", python_repr(text),

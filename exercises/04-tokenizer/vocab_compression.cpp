@@ -6,6 +6,7 @@
 
 #include "exercises/common/cli.h"
 #include "exercises/common/data.h"
+#include "g2c/core/errors.h"
 #include "g2c/core/progress.h"
 #include "g2c/tokenizer/bpe.h"
 #include "g2c/tokenizer/utf8.h"
