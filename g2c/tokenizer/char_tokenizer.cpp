@@ -27,16 +27,34 @@ char32_t code_point(std::string_view character) {
   }
 }
 
+constexpr TokenId kAbsent = ~TokenId{0};
+
 }  // namespace
 
 CharTokenizer::CharTokenizer(std::string_view text) {
+  ascii_ids_.fill(kAbsent);
   std::set<std::pair<char32_t, std::string>> distinct;
-  for (std::string& character : utf8_characters(text)) {
-    const char32_t cp = code_point(character);
-    distinct.emplace(cp, std::move(character));
+  std::array<bool, 128> ascii_seen{};
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const auto byte = static_cast<unsigned char>(text[pos]);
+    if (byte < 0x80) {
+      ascii_seen[byte] = true;
+      ++pos;
+      continue;
+    }
+    const std::string_view piece = utf8_prefix(text.substr(pos), 1);
+    std::string character = to_valid_utf8(piece);
+    distinct.emplace(code_point(character), std::move(character));
+    pos += piece.size();
+  }
+  for (int byte = 0; byte < 128; ++byte) {
+    if (ascii_seen[byte]) distinct.emplace(byte, std::string(1, static_cast<char>(byte)));
   }
   for (const auto& [cp, character] : distinct) {
-    ids_.emplace(character, static_cast<TokenId>(symbols_.size()));
+    const auto id = static_cast<TokenId>(symbols_.size());
+    ids_.emplace(character, id);
+    if (cp < 0x80) ascii_ids_[cp] = id;
     symbols_.push_back(character);
   }
 }
@@ -54,18 +72,32 @@ TokenId CharTokenizer::fallback_id() const {
 Ids CharTokenizer::encode(std::string_view text, std::optional<TokenId> unknown_id) const {
   Ids ids;
   ids.reserve(text.size());
-  for (const std::string& character : utf8_characters(text)) {
-    const auto it = ids_.find(character);
-    if (it != ids_.end()) {
-      ids.push_back(it->second);
-    } else if (unknown_id) {
-      ids.push_back(*unknown_id);
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const auto byte = static_cast<unsigned char>(text[pos]);
+    TokenId id = kAbsent;
+    std::string character;
+    if (byte < 0x80) {
+      id = ascii_ids_[byte];
+      ++pos;
     } else {
-      throw ValueError(
-          fmt::format("the character {} is not in this character vocabulary of {} symbols (pass an "
-                      "unknown_id to map such characters to a fallback)",
-                      python_repr(character), symbols_.size()));
+      const std::string_view piece = utf8_prefix(text.substr(pos), 1);
+      character = to_valid_utf8(piece);
+      pos += piece.size();
+      const auto it = ids_.find(character);
+      if (it != ids_.end()) id = it->second;
     }
+    if (id == kAbsent) {
+      if (!unknown_id) {
+        throw ValueError(fmt::format(
+            "the character {} is not in this character vocabulary of {} symbols (pass an "
+            "unknown_id to map such characters to a fallback)",
+            python_repr(byte < 0x80 ? std::string(1, static_cast<char>(byte)) : character),
+            symbols_.size()));
+      }
+      id = *unknown_id;
+    }
+    ids.push_back(id);
   }
   return ids;
 }

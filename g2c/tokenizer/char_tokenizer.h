@@ -2,6 +2,7 @@
 // point order. The fallback wherever no BPE artifact is available.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -36,6 +37,7 @@ class CharTokenizer {
  private:
   std::vector<std::string> symbols_;
   std::unordered_map<std::string, TokenId> ids_;
+  std::array<TokenId, 128> ascii_ids_;  // the common case without a hash lookup; ~0u: absent
 };
 
 }  // namespace g2c::tokenizer

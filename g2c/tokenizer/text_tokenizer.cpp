@@ -1,5 +1,6 @@
 #include "g2c/tokenizer/text_tokenizer.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -59,20 +60,28 @@ std::string TextTokenizer::token_label(std::int64_t id) const {
   return display_token(bpe_ ? bpe_->token_bytes(token) : chars_->symbols()[token]);
 }
 
-TextTokenizer shakespeare_or_characters(std::string_view fallback_text, std::size_t vocab_size,
-                                        bool verbose) {
-  if (tokenizer_artifact_exists(kShakespeareTokenizer)) {
-    auto bpe = std::make_shared<const BPETokenizer>(load_shakespeare_tokenizer());
-    const std::size_t capped = std::min(vocab_size, bpe->vocab_size());
-    return TextTokenizer::from_bpe(std::move(bpe), capped, std::string(kShakespeareTokenizer));
+TextTokenizer artifact_or_characters(std::string_view name, std::string_view fallback_text,
+                                     std::optional<std::size_t> vocab_size, bool verbose) {
+  if (tokenizer_artifact_exists(name)) {
+    auto bpe = std::make_shared<const BPETokenizer>(load_tokenizer_artifact(name).tokenizer);
+    const std::size_t capped = std::min(vocab_size.value_or(bpe->vocab_size()), bpe->vocab_size());
+    return TextTokenizer::from_bpe(std::move(bpe), capped, std::string(name));
   }
   if (verbose) {
-    std::cerr << "tokenizer: no ShakespeareTokenizer artifact at "
-              << tokenizer_artifact_dir(kShakespeareTokenizer).string()
-              << "; using characters instead. Build it with "
-                 "`scripts/make_tokenizer_artifacts.sh build/reference`.\n";
+    const std::string how =
+        name == kShakespeareTokenizer
+            ? "Build it with `scripts/make_tokenizer_artifacts.sh build/reference`."
+            : "Copy its directory there to use it.";
+    std::cerr << "tokenizer: no " << name << " artifact at "
+              << tokenizer_artifact_dir(name).string() << "; using characters instead. " << how
+              << "\n";
   }
   return TextTokenizer::from_chars(CharTokenizer(fallback_text));
+}
+
+TextTokenizer shakespeare_or_characters(std::string_view fallback_text, std::size_t vocab_size,
+                                        bool verbose) {
+  return artifact_or_characters(kShakespeareTokenizer, fallback_text, vocab_size, verbose);
 }
 
 }  // namespace g2c::tokenizer

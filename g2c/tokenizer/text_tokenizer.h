@@ -66,4 +66,10 @@ class TextTokenizer {
 TextTokenizer shakespeare_or_characters(std::string_view fallback_text,
                                         std::size_t vocab_size = 2048, bool verbose = true);
 
+/// The same for any artifact name, e.g. kG2CTokenizer (used when its directory has been copied to
+/// artifacts/tokenizers/G2CTokenizer): that artifact at `vocab_size` (nullopt: all of it; capped
+/// at its size), else characters of `fallback_text`.
+TextTokenizer artifact_or_characters(std::string_view name, std::string_view fallback_text,
+                                     std::optional<std::size_t> vocab_size, bool verbose = true);
+
 }  // namespace g2c::tokenizer

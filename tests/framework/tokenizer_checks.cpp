@@ -423,6 +423,10 @@ TEST_CASE("named_artifacts_resolve_under_the_artifacts_root", "[persistence]") {
   CHECK(bpe.description() == "ShakespeareTokenizer at vocab 300");
   const TextTokenizer capped = shakespeare_or_characters("unused", 2048, false);
   CHECK(capped.size() == 400);
+  CHECK_FALSE(artifact_or_characters(kG2CTokenizer, "abc", std::nullopt, false).is_bpe());
+  const TextTokenizer whole =
+      artifact_or_characters(kShakespeareTokenizer, "", std::nullopt, false);
+  CHECK(whole.size() == 400);
   ::unsetenv("G2C_ARTIFACTS_DIR");
 }
 
