@@ -261,6 +261,7 @@ class BPETokenizer {
   // --- Persistence (interoperable with the Python edition) ------------------------------------
 
   /// {"format": "g2c.bpe", "version": 2, "special_tokens": [...], "merges": [[a, b, id], ...]}.
+  /// (This header declares nlohmann's types only: include <nlohmann/json.hpp> to use the value.)
   nlohmann::ordered_json to_json() const;
   /// Parses to_json()'s object (version 1 or 2). ValueError saying what is wrong for a wrong
   /// format or version, malformed fields, ids not consecutive from the base size, unknown or
