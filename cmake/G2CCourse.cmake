@@ -12,7 +12,7 @@
 #   attention               a topic (a folder under g2c/)
 #   attention/self_attention one file
 
-# Modules 04 (tokenizer), 05 (embeddings) and 06 (lm) join this table when their files land.
+# Modules 05 (embeddings) and 06 (lm) join this table when their files land.
 set(G2C_COURSE_FILES
   "03  nn         nn/linear"
   "03  nn         nn/activations"
@@ -21,6 +21,7 @@ set(G2C_COURSE_FILES
   "03  nn         nn/sgd"
   "03b nn         nn/adamw"
   "03  nn         nn/training"
+  "04  tokenizer  tokenizer/bpe"
   "07  attention  attention/self_attention"
   "08  attention  attention/multi_head"
 )
