@@ -22,6 +22,11 @@ set(G2C_COURSE_FILES
   "03b nn         nn/adamw"
   "03  nn         nn/training"
   "04  tokenizer  tokenizer/bpe"
+  "06  lm         lm/bigram"
+  "06  lm         lm/mlp"
+  "06  lm         lm/evaluation"
+  "06  lm         lm/sampling"
+  "06  lm         lm/training"
   "07  attention  attention/self_attention"
   "08  attention  attention/multi_head"
 )
