@@ -53,8 +53,7 @@ TEST_CASE("token_emb_forward_shape_2d_input") {
 
 TEST_CASE("token_emb_forward_shape_1d_input") {
   TokenEmbedding embedding(100, 16);
-  CHECK(embedding(torch::tensor({1, 2, 3}, torch::kLong)).sizes() ==
-        torch::IntArrayRef({3, 16}));
+  CHECK(embedding(torch::tensor({1, 2, 3}, torch::kLong)).sizes() == torch::IntArrayRef({3, 16}));
 }
 
 TEST_CASE("token_emb_lookup_rows") {
@@ -157,7 +156,8 @@ TEST_CASE("sinusoidal_forward_returns_prefix") {
 
 TEST_CASE("rotary_odd_dim_raises", "[clean]") {
   CHECK_THROWS_AS(RotaryEmbedding(128, 7), g2c::ValueError);
-  CHECK_THROWS_WITH(RotaryEmbedding(128, 7), Catch::Contains("embedding_dim must be even for RoPE"));
+  CHECK_THROWS_WITH(RotaryEmbedding(128, 7),
+                    Catch::Contains("embedding_dim must be even for RoPE"));
 }
 
 TEST_CASE("rotary_construction_runs") {
@@ -276,8 +276,7 @@ TEST_CASE("normalized_unit_norm_and_zero_safe") {
 
 TEST_CASE("load_glove_subset") {
   const auto stamp = std::chrono::steady_clock::now().time_since_epoch().count();
-  const auto dir =
-      std::filesystem::temp_directory_path() / ("g2c_glove_" + std::to_string(stamp));
+  const auto dir = std::filesystem::temp_directory_path() / ("g2c_glove_" + std::to_string(stamp));
   std::filesystem::create_directories(dir);
   const auto path = dir / "glove.txt";
   std::ofstream(path) << "king 1.0 2.0 3.0\nqueen 4.0 5.0 6.0\napple 7.0 8.0 9.0\n";

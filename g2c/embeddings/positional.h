@@ -54,8 +54,7 @@ TORCH_MODULE(LearnedPositionalEmbedding);
 class SinusoidalPositionalEmbeddingImpl : public g2c::nn::Module {
  public:
   SinusoidalPositionalEmbeddingImpl(std::int64_t max_seq_len, std::int64_t embedding_dim)
-      : SinusoidalPositionalEmbeddingImpl(
-            PositionalEmbeddingOptions(max_seq_len, embedding_dim)) {}
+      : SinusoidalPositionalEmbeddingImpl(PositionalEmbeddingOptions(max_seq_len, embedding_dim)) {}
   /// ValueError("embedding_dim must be even for sinusoidal encoding") for an odd D, checked
   /// before the table is built.
   explicit SinusoidalPositionalEmbeddingImpl(const PositionalEmbeddingOptions& options);

@@ -56,8 +56,7 @@ class RotaryEmbeddingImpl : public g2c::nn::Module {
   static torch::Tensor rotate_half(const torch::Tensor& x);
 
   /// ValueError unless x is floating point, on the tables' device, has at least 2 dims (..., T, D)
-  /// with this layer's D,
-  /// and T <= max_seq_len.
+  /// with this layer's D, and T <= max_seq_len.
   void check_input(const torch::Tensor& x) const;
 
   void pretty_print(std::ostream& stream) const override;

@@ -13,10 +13,10 @@ RotaryEmbeddingImpl::RotaryEmbeddingImpl(const RotaryEmbeddingOptions& options_)
       embedding_dim(options_.embedding_dim()),
       base(options_.base()) {
   if (max_seq_len <= 0 || embedding_dim <= 0 || !(base > 0.0)) {
-    throw ValueError(fmt::format(
-        "RotaryEmbedding needs max_seq_len > 0, embedding_dim > 0 and base > 0, got "
-        "max_seq_len={}, embedding_dim={}, base={}",
-        max_seq_len, embedding_dim, base));
+    throw ValueError(
+        fmt::format("RotaryEmbedding needs max_seq_len > 0, embedding_dim > 0 and base > 0, got "
+                    "max_seq_len={}, embedding_dim={}, base={}",
+                    max_seq_len, embedding_dim, base));
   }
   if (embedding_dim % 2 != 0) throw ValueError("embedding_dim must be even for RoPE");
   reset();
@@ -46,9 +46,10 @@ void RotaryEmbeddingImpl::check_input(const torch::Tensor& x) const {
                                  c10::toString(x.scalar_type())));
   }
   if (x.device() != cos.device()) {
-    throw ValueError(fmt::format("RotaryEmbedding: x is on {} but the cos/sin tables are on {}; "
-                                 "move the module with ->to(device)",
-                                 x.device().str(), cos.device().str()));
+    throw ValueError(
+        fmt::format("RotaryEmbedding: x is on {} but the cos/sin tables are on {}; "
+                    "move the module with ->to(device)",
+                    x.device().str(), cos.device().str()));
   }
   check_seq_len(x.size(-2), max_seq_len);
 }

@@ -9,8 +9,8 @@ const torch::Tensor& vector_of(const WordVectors& vectors, const std::string& wo
   for (const auto& [name, vector] : vectors) {
     if (name == word) return vector;
   }
-  throw ValueError(fmt::format("'{}' has no vector (the table holds {} words)", word,
-                               vectors.size()));
+  throw ValueError(
+      fmt::format("'{}' has no vector (the table holds {} words)", word, vectors.size()));
 }
 
 Neighbours analogy(const std::string& a, const std::string& b, const std::string& c,

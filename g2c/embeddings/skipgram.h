@@ -71,7 +71,8 @@ std::vector<double> train_skipgram(SkipGramEmbeddingModel& model, const torch::T
                                    std::optional<at::Generator> generator = std::nullopt);
 
 /// ValueError unless centers and contexts are non-empty 1-D integer tensors of the same length with
-/// ids in [0, vocab_size), and steps, batch_size and lr are positive. train_skipgram calls it first.
+/// ids in [0, vocab_size), and steps, batch_size and lr are positive. train_skipgram calls it
+/// first.
 void check_training_inputs(const torch::Tensor& centers, const torch::Tensor& contexts,
                            std::int64_t vocab_size, std::int64_t steps, std::int64_t batch_size,
                            double lr);

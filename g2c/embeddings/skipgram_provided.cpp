@@ -12,9 +12,10 @@ SkipGramEmbeddingModelImpl::SkipGramEmbeddingModelImpl(
       vocab_size(options_.vocab_size()),
       embedding_dim(options_.embedding_dim()) {
   if (vocab_size <= 0 || embedding_dim <= 0) {
-    throw ValueError(fmt::format("SkipGramEmbeddingModel needs vocab_size > 0 and embedding_dim > "
-                                 "0, got vocab_size={}, embedding_dim={}",
-                                 vocab_size, embedding_dim));
+    throw ValueError(
+        fmt::format("SkipGramEmbeddingModel needs vocab_size > 0 and embedding_dim > "
+                    "0, got vocab_size={}, embedding_dim={}",
+                    vocab_size, embedding_dim));
   }
   reset();
 }
@@ -43,10 +44,10 @@ void check_training_inputs(const torch::Tensor& centers, const torch::Tensor& co
     throw ValueError("train_skipgram got no pairs: centers and contexts are empty");
   }
   if (steps < 1 || batch_size < 1 || !(lr > 0.0)) {
-    throw ValueError(fmt::format(
-        "train_skipgram needs steps >= 1, batch_size >= 1 and lr > 0, got steps={}, "
-        "batch_size={}, lr={}",
-        steps, batch_size, lr));
+    throw ValueError(
+        fmt::format("train_skipgram needs steps >= 1, batch_size >= 1 and lr > 0, got steps={}, "
+                    "batch_size={}, lr={}",
+                    steps, batch_size, lr));
   }
 }
 

@@ -31,9 +31,10 @@ TokenEmbeddingImpl::TokenEmbeddingImpl(const TokenEmbeddingOptions& options_)
       vocab_size(options_.vocab_size()),
       embedding_dim(options_.embedding_dim()) {
   if (vocab_size <= 0 || embedding_dim <= 0) {
-    throw ValueError(fmt::format("TokenEmbedding needs vocab_size > 0 and embedding_dim > 0, got "
-                                 "vocab_size={}, embedding_dim={}",
-                                 vocab_size, embedding_dim));
+    throw ValueError(
+        fmt::format("TokenEmbedding needs vocab_size > 0 and embedding_dim > 0, got "
+                    "vocab_size={}, embedding_dim={}",
+                    vocab_size, embedding_dim));
   }
   reset();
 }

@@ -253,8 +253,7 @@ TEST_CASE("value_errors_carry_their_messages", "[embeddings]") {
   CHECK_THROWS_WITH(g2c::embeddings::make_skipgram_pairs(ids, -3),
                     Catch::Equals("window must be at least 1"));
   CHECK_THROWS_AS(g2c::embeddings::make_skipgram_pairs(ids.view({1, 3}), 1), g2c::ValueError);
-  CHECK_THROWS_AS(g2c::embeddings::make_skipgram_pairs(ids.to(torch::kFloat), 1),
-                  g2c::ValueError);
+  CHECK_THROWS_AS(g2c::embeddings::make_skipgram_pairs(ids.to(torch::kFloat), 1), g2c::ValueError);
 
   SkipGramEmbeddingModel model(5, 3);
   const auto centers = torch::tensor({0, 1, 2}, torch::kLong);
@@ -312,8 +311,8 @@ TEST_CASE("nearest_by_cosine_matches_brute_force", "[embeddings]") {
   for (std::size_t i = 0; i < ours.size(); ++i) {
     INFO("rank " << i);
     CHECK(std::abs(ours[i].second + std::get<0>(expected[i])) < 1e-9);
-    if (std::abs(std::get<0>(expected[i]) - std::get<0>(expected[std::min(i + 1, ours.size() - 1)])) >
-        1e-9) {
+    if (std::abs(std::get<0>(expected[i]) -
+                 std::get<0>(expected[std::min(i + 1, ours.size() - 1)])) > 1e-9) {
       CHECK(ours[i].first == std::get<2>(expected[i]));
     }
   }
@@ -330,7 +329,8 @@ TEST_CASE("make_skipgram_pairs_matches_direct_count", "[embeddings]") {
     const std::int64_t window = std::uniform_int_distribution<std::int64_t>(1, 6)(random);
     std::vector<std::int64_t> ids(static_cast<std::size_t>(n));
     for (auto& id : ids) id = std::uniform_int_distribution<std::int64_t>(0, 9)(random);
-    const auto pairs = g2c::embeddings::make_skipgram_pairs(torch::tensor(ids, torch::kLong), window);
+    const auto pairs =
+        g2c::embeddings::make_skipgram_pairs(torch::tensor(ids, torch::kLong), window);
 
     std::vector<std::int64_t> centers, contexts;  // the definition, written as loops
     for (std::int64_t i = 0; i < n; ++i) {

@@ -49,10 +49,10 @@ WordVectors load_glove_subset(const std::filesystem::path& path,
                               const std::set<std::string>& words) {
   std::ifstream file(path);
   if (!file) {
-    throw ValueError(fmt::format(
-        "cannot open GloVe file '{}'; download glove.6B.zip from "
-        "https://nlp.stanford.edu/projects/glove/ and pass e.g. glove.6B.50d.txt",
-        path.string()));
+    throw ValueError(
+        fmt::format("cannot open GloVe file '{}'; download glove.6B.zip from "
+                    "https://nlp.stanford.edu/projects/glove/ and pass e.g. glove.6B.50d.txt",
+                    path.string()));
   }
   WordVectors vectors;
   std::int64_t dim = -1;
@@ -74,8 +74,8 @@ WordVectors load_glove_subset(const std::filesystem::path& path,
     }
     const auto size = static_cast<std::int64_t>(values.size());
     if (size == 0) {
-      throw ValueError(fmt::format("{}:{}: word '{}' has no values", path.string(), line_number,
-                                   word));
+      throw ValueError(
+          fmt::format("{}:{}: word '{}' has no values", path.string(), line_number, word));
     }
     if (dim >= 0 && size != dim) {
       throw ValueError(fmt::format("{}:{}: word '{}' has {} values, earlier words {}",

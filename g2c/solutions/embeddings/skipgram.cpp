@@ -22,17 +22,17 @@ SkipGramPairs make_skipgram_pairs(const torch::Tensor& ids, std::int64_t window)
   if (!ids.defined() || ids.dim() != 1 ||
       !c10::isIntegralType(ids.scalar_type(), /*includeBool=*/false)) {
     throw ValueError(fmt::format("make_skipgram_pairs expects a 1-D integer tensor of ids, got {}",
-                                 ids.defined() ? describe_shape(ids) + " " +
-                                                     c10::toString(ids.scalar_type())
-                                               : "an undefined tensor"));
+                                 ids.defined()
+                                     ? describe_shape(ids) + " " + c10::toString(ids.scalar_type())
+                                     : "an undefined tensor"));
   }
   const auto n = ids.size(0);
   const auto options = torch::TensorOptions().dtype(torch::kLong).device(ids.device());
   const auto offsets = torch::cat({torch::arange(-window, 0, options),
                                    torch::arange(1, window + 1, options)});  // (2w), left to right
-  const auto positions = torch::arange(n, options).unsqueeze(1);              // (N, 1)
-  const auto neighbours = positions + offsets;                                // (N, 2w)
-  const auto inside = (neighbours >= 0) & (neighbours < n);                   // clipped at the ends
+  const auto positions = torch::arange(n, options).unsqueeze(1);             // (N, 1)
+  const auto neighbours = positions + offsets;                               // (N, 2w)
+  const auto inside = (neighbours >= 0) & (neighbours < n);                  // clipped at the ends
   // masked_select walks row by row: centre by centre, neighbours left to right.
   const auto center_positions = positions.expand_as(neighbours).masked_select(inside);  // (P)
   const auto context_positions = neighbours.masked_select(inside);                      // (P)
