@@ -171,8 +171,13 @@ TEST_CASE("fixed_tables_are_buffers_that_move_with_to", "[embeddings]") {
   CHECK(rope->cos.scalar_type() == torch::kDouble);
   CHECK(sinusoidal(4).scalar_type() == torch::kDouble);
   CHECK(rope(torch::randn({4, 8}, torch::kDouble)).scalar_type() == torch::kDouble);
+}
 
-  if (!torch::cuda::is_available()) G2C_SKIP("no CUDA device for the device half of this test");
+TEST_CASE("fixed_tables_move_to_cuda", "[embeddings]") {
+  if (!torch::cuda::is_available()) G2C_SKIP("no CUDA device");
+  SinusoidalPositionalEmbedding sinusoidal(32, 8);
+  RotaryEmbedding rope(32, 8);
+  rope->to(torch::kDouble);
   rope->to(torch::kCUDA);
   sinusoidal->to(torch::kCUDA);
   CHECK(rope->cos.is_cuda());
