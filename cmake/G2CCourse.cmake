@@ -12,7 +12,6 @@
 #   attention               a topic (a folder under g2c/)
 #   attention/self_attention one file
 
-# Modules 05 (embeddings) and 06 (lm) join this table when their files land.
 set(G2C_COURSE_FILES
   "03  nn         nn/linear"
   "03  nn         nn/activations"
@@ -22,6 +21,11 @@ set(G2C_COURSE_FILES
   "03b nn         nn/adamw"
   "03  nn         nn/training"
   "04  tokenizer  tokenizer/bpe"
+  "05  embeddings embeddings/token_embedding"
+  "05  embeddings embeddings/positional"
+  "05  embeddings embeddings/rotary"
+  "05  embeddings embeddings/similarity"
+  "05  embeddings embeddings/skipgram"
   "06  lm         lm/bigram"
   "06  lm         lm/mlp"
   "06  lm         lm/evaluation"

@@ -19,7 +19,9 @@ using g2c::testing::close;
 
 namespace {
 
-at::Generator seeded(std::uint64_t seed) { return at::make_generator<at::CPUGeneratorImpl>(seed); }
+at::Generator seeded(std::uint64_t seed) {
+  return at::make_generator<at::CPUGeneratorImpl>(seed);
+}
 
 torch::Tensor random_ids(std::int64_t count, std::int64_t vocab, std::uint64_t seed = 0) {
   return torch::randint(0, vocab, {count}, seeded(seed), torch::kLong);
@@ -54,7 +56,9 @@ TEST_CASE("counts_context_length_is_one", "[clean]") {
   CHECK(CountsBigramLM(10)->context_length == 1);
 }
 
-TEST_CASE("counts_default_smoothing", "[clean]") { CHECK(CountsBigramLM(10)->smoothing == 1.0); }
+TEST_CASE("counts_default_smoothing", "[clean]") {
+  CHECK(CountsBigramLM(10)->smoothing == 1.0);
+}
 
 // --- CountsBigramLM: fit ---------------------------------------------------------------------
 

@@ -17,16 +17,17 @@ CountsBigramLMImpl::CountsBigramLMImpl(std::int64_t vocab_size_, double smoothin
 void CountsBigramLMImpl::check_ids(const torch::Tensor& ids) const {
   if (!ids.defined() || ids.dim() != 1 || ids.is_floating_point() ||
       ids.scalar_type() == torch::kBool) {
-    throw ValueError(fmt::format(
-        "CountsBigramLM::fit expects a 1-D tensor of int64 token ids, got {}",
-        ids.defined() ? describe_shape(ids) + " " + c10::toString(ids.scalar_type()) : "undefined"));
+    throw ValueError(
+        fmt::format("CountsBigramLM::fit expects a 1-D tensor of int64 token ids, got {}",
+                    ids.defined() ? describe_shape(ids) + " " + c10::toString(ids.scalar_type())
+                                  : "undefined"));
   }
-  if (ids.numel() > 0 && (ids.min().item<std::int64_t>() < 0 ||
-                          ids.max().item<std::int64_t>() >= vocab_size)) {
-    throw ValueError(fmt::format("CountsBigramLM has vocab_size {}: ids must be in [0, {}), got "
-                                 "ids from {} to {}",
-                                 vocab_size, vocab_size, ids.min().item<std::int64_t>(),
-                                 ids.max().item<std::int64_t>()));
+  if (ids.numel() > 0 &&
+      (ids.min().item<std::int64_t>() < 0 || ids.max().item<std::int64_t>() >= vocab_size)) {
+    throw ValueError(fmt::format(
+        "CountsBigramLM has vocab_size {}: ids must be in [0, {}), got "
+        "ids from {} to {}",
+        vocab_size, vocab_size, ids.min().item<std::int64_t>(), ids.max().item<std::int64_t>()));
   }
 }
 

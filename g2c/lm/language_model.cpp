@@ -22,10 +22,12 @@ torch::Tensor LanguageModelImpl::as_context(const torch::Tensor& context) const 
   if (!context.defined()) {
     throw ValueError(fmt::format("{} got an undefined context tensor", name_));
   }
-  if (context.is_floating_point() || context.is_complex() || context.scalar_type() == torch::kBool) {
-    throw ValueError(fmt::format("{} expects integer token ids (int64), got dtype {}; convert with "
-                                 ".to(torch::kLong)",
-                                 name_, c10::toString(context.scalar_type())));
+  if (context.is_floating_point() || context.is_complex() ||
+      context.scalar_type() == torch::kBool) {
+    throw ValueError(
+        fmt::format("{} expects integer token ids (int64), got dtype {}; convert with "
+                    ".to(torch::kLong)",
+                    name_, c10::toString(context.scalar_type())));
   }
   auto matrix = context;
   if (context.dim() == 1 && context_length == 1) {
@@ -41,9 +43,10 @@ torch::Tensor LanguageModelImpl::as_context(const torch::Tensor& context) const 
     const auto low = matrix.min().item<std::int64_t>();
     const auto high = matrix.max().item<std::int64_t>();
     if (low < 0 || high >= vocab_size) {
-      throw ValueError(fmt::format("{} has vocab_size {}: token ids must be in [0, {}), got ids "
-                                   "from {} to {}",
-                                   name_, vocab_size, vocab_size, low, high));
+      throw ValueError(
+          fmt::format("{} has vocab_size {}: token ids must be in [0, {}), got ids "
+                      "from {} to {}",
+                      name_, vocab_size, vocab_size, low, high));
     }
   }
   return matrix.to(device(), torch::kLong);

@@ -11,9 +11,9 @@ MLPLanguageModelImpl::MLPLanguageModelImpl(std::int64_t vocab_size_, std::int64_
       embedding_dim(embedding_dim_),
       hidden_dim(hidden_dim_) {
   if (embedding_dim <= 0 || hidden_dim <= 0) {
-    throw ValueError(fmt::format(
-        "MLPLanguageModel needs embedding_dim > 0 and hidden_dim > 0, got {} and {}",
-        embedding_dim, hidden_dim));
+    throw ValueError(
+        fmt::format("MLPLanguageModel needs embedding_dim > 0 and hidden_dim > 0, got {} and {}",
+                    embedding_dim, hidden_dim));
   }
   embedding = register_module("embedding", torch::nn::Embedding(vocab_size, embedding_dim));
   hidden = register_module("hidden", g2c::nn::Linear(context_length * embedding_dim, hidden_dim));

@@ -20,7 +20,8 @@ namespace g2c::lm {
 /// `generator` (a CPU generator: the same seed gives the same text on every device).
 /// ValueError when the prompt is shorter than the model's context, temperature <= 0, or
 /// num_tokens < 0.
-std::vector<std::int64_t> sample(LanguageModelImpl& model, const std::vector<std::int64_t>& prompt_ids,
+std::vector<std::int64_t> sample(LanguageModelImpl& model,
+                                 const std::vector<std::int64_t>& prompt_ids,
                                  std::int64_t num_tokens, double temperature = 1.0,
                                  std::optional<at::Generator> generator = std::nullopt,
                                  const std::string& device = "auto");

@@ -11,17 +11,19 @@
 #include "g2c/lm/lm.h"
 #include "torch_test.h"
 
+using Catch::Matchers::Contains;
 using g2c::lm::CountsBigramLM;
 using g2c::lm::MLPLanguageModel;
 using g2c::lm::NeuralBigramLM;
 using g2c::lm::TrainLMOptions;
 using g2c::testing::close;
 using g2c::testing::max_abs_diff;
-using Catch::Matchers::Contains;
 
 namespace {
 
-at::Generator seeded(std::uint64_t seed) { return at::make_generator<at::CPUGeneratorImpl>(seed); }
+at::Generator seeded(std::uint64_t seed) {
+  return at::make_generator<at::CPUGeneratorImpl>(seed);
+}
 
 torch::Tensor random_ids(std::int64_t count, std::int64_t vocab, std::uint64_t seed) {
   return torch::randint(0, vocab, {count}, seeded(seed), torch::kLong);
@@ -86,7 +88,8 @@ TEST_CASE("mlp_matches_the_composed_formula", "[lm]") {
   torch::manual_seed(7);
   MLPLanguageModel model(13, 4, 5, 9);
   const auto context = torch::randint(0, 13, {6, 4}, torch::kLong);
-  const auto flat = torch::nn::functional::embedding(context, model->embedding->weight).reshape({6, 20});
+  const auto flat =
+      torch::nn::functional::embedding(context, model->embedding->weight).reshape({6, 20});
   const auto hidden = torch::nn::functional::linear(flat, model->hidden->W.t(), model->hidden->b);
   const auto expected =
       torch::nn::functional::linear(torch::tanh(hidden), model->output->W.t(), model->output->b);
@@ -160,8 +163,8 @@ TEST_CASE("get_batch_windows_come_from_the_stream", "[lm]") {
   const auto batch = g2c::lm::get_batch(ids, n, 4000, seeded(15));
   // Recover each start from the stream: every (x, y) must be a real window.
   const auto [contexts, targets] = all_windows(ids, n);
-  const auto windows = torch::cat({contexts, targets.unsqueeze(1)}, 1);  // (W, N + 1)
-  const auto drawn = torch::cat({batch.x, batch.y.unsqueeze(1)}, 1);     // (B, N + 1)
+  const auto windows = torch::cat({contexts, targets.unsqueeze(1)}, 1);       // (W, N + 1)
+  const auto drawn = torch::cat({batch.x, batch.y.unsqueeze(1)}, 1);          // (B, N + 1)
   const auto matches = (drawn.unsqueeze(1) == windows.unsqueeze(0)).all(-1);  // (B, W)
   CHECK(matches.any(1).all().item<bool>());
   // 4000 draws over 55 starts: every start appears, the last one (n - N - 1) included.
@@ -212,8 +215,7 @@ TEST_CASE("sample_rejects_bad_arguments", "[lm]") {
   CHECK_THROWS_WITH(g2c::lm::sample(model, {1}, -1, 1.0, seeded(0), "cpu"),
                     Contains("num_tokens must be >= 0"));
   CHECK_THROWS_WITH(g2c::lm::sample(model, {12}, 5, 1.0, seeded(0), "cpu"), Contains("[0, 10)"));
-  CHECK_THROWS_WITH(g2c::lm::sample(model, {}, 5, 1.0, seeded(0), "cpu"),
-                    Contains("prompt has 0"));
+  CHECK_THROWS_WITH(g2c::lm::sample(model, {}, 5, 1.0, seeded(0), "cpu"), Contains("prompt has 0"));
 }
 
 TEST_CASE("train_lm_is_deterministic_for_a_seed", "[lm]") {

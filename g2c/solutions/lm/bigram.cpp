@@ -17,9 +17,9 @@ void CountsBigramLMImpl::fit(const torch::Tensor& ids) {
 }
 
 torch::Tensor CountsBigramLMImpl::logits(const torch::Tensor& context) {
-  const auto current = as_context(context).select(1, 0);                      // (B)
+  const auto current = as_context(context).select(1, 0);                     // (B)
   const auto rows = counts.index({current}).to(torch::kDouble) + smoothing;  // (B, V)
-  const auto totals = rows.sum(1, /*keepdim=*/true);                          // (B, 1)
+  const auto totals = rows.sum(1, /*keepdim=*/true);                         // (B, 1)
   // A row with nothing counted and no smoothing would be 0/0: no evidence, so uniform.
   const auto probabilities =
       torch::where(totals > 0, rows / totals.clamp_min(1e-300),

@@ -31,9 +31,9 @@ double perplexity(LanguageModelImpl& model, const torch::Tensor& ids, std::int64
     const auto count = std::min(batch_size, windows - first);
     const auto starts = torch::arange(first, first + count, tokens.options());
     const auto window = tokens.index({starts.unsqueeze(1) + offsets});  // (b, N + 1)
-    const auto logits = model.logits(window.slice(1, 0, n));             // (b, V)
-    const auto loss = torch::nn::functional::cross_entropy(
-        logits.to(torch::kDouble), window.select(1, n));
+    const auto logits = model.logits(window.slice(1, 0, n));            // (b, V)
+    const auto loss =
+        torch::nn::functional::cross_entropy(logits.to(torch::kDouble), window.select(1, n));
     // Weight by the batch size: the last batch is usually smaller than the others.
     total += loss.item<double>() * static_cast<double>(count);
   }

@@ -18,7 +18,7 @@ std::vector<std::int64_t> sample(LanguageModelImpl& model,
   const auto n = model.context_length;
   for (std::int64_t i = 0; i < num_tokens; ++i) {
     const std::vector<std::int64_t> last(ids.end() - n, ids.end());
-    const auto context = torch::tensor(last, torch::kLong).unsqueeze(0);  // (1, N)
+    const auto context = torch::tensor(last, torch::kLong).unsqueeze(0);        // (1, N)
     const auto logits = model.logits(context).to(torch::kCPU, torch::kDouble);  // (1, V)
     const auto probabilities = torch::softmax(logits / temperature, -1);
     // Drawn on the CPU with the caller's generator: the same seed gives the same text anywhere.

@@ -15,13 +15,14 @@ TrainingRecord train_lm(LanguageModelImpl& model, const torch::Tensor& train_ids
   model.to(device);
   const auto train = train_ids.to(device, torch::kLong);
   torch::optim::SGD optimizer(
-      model.parameters(), torch::optim::SGDOptions(options.lr()).weight_decay(options.weight_decay()));
+      model.parameters(),
+      torch::optim::SGDOptions(options.lr()).weight_decay(options.weight_decay()));
 
   TrainingRecord record;
   for (std::int64_t step = 0; step < options.num_steps(); ++step) {
     model.train();
-    const auto batch = get_batch(train, model.context_length, options.batch_size(),
-                                 options.generator());
+    const auto batch =
+        get_batch(train, model.context_length, options.batch_size(), options.generator());
     const auto loss = torch::nn::functional::cross_entropy(model.logits(batch.x), batch.y);
     optimizer.zero_grad();
     loss.backward();
@@ -31,8 +32,8 @@ TrainingRecord train_lm(LanguageModelImpl& model, const torch::Tensor& train_ids
       TrainLogEntry entry{step, loss.item<double>(), std::nullopt};
       if (val_ids) {
         model.eval();
-        entry.val_perplexity = perplexity(model, *val_ids, options.eval_batch_size(),
-                                          g2c::nn::device_name(device));
+        entry.val_perplexity =
+            perplexity(model, *val_ids, options.eval_batch_size(), g2c::nn::device_name(device));
         record.val_perplexities.push_back(*entry.val_perplexity);
       }
       record.steps.push_back(step);
