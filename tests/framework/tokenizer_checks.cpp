@@ -46,7 +46,7 @@ std::string repeat(std::string_view text, int times) {
 
 // This file's own source: several kilobytes of real text (code and English comments).
 std::string this_source() {
-  return g2c::read_file(__FILE__);
+  return g2c::read_file(G2C_TOKENIZER_SAMPLE_TEXT);
 }
 
 std::string random_bytes(std::mt19937& rng, std::size_t length, int alphabet) {
