@@ -36,7 +36,8 @@ for level, run in levels.items():
     for name in ["neural_bigram", "mlp"]:
         model = run["models"][name]
         for key in ["steps", "train_loss", "val_perplexity", "final_val_perplexity", "parameters",
-                    "wall_seconds", "train_seconds", "tokens_per_second", "sample"]:
+                    "wall_seconds", "train_seconds", "tokens_per_second", "predictions_per_second",
+                    "sample"]:
             check(key in model, f"{level}/{name}: no {key!r}")
         check(model["steps"] == [0, 20, 39], f"{level}/{name}: logged steps {model['steps']}")
         check(len(model["train_loss"]) == len(model["val_perplexity"]) == 3,

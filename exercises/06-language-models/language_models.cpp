@@ -20,15 +20,16 @@ namespace {
 
 struct Config {
   std::vector<std::string> tokenizers = {"char", "bpe"};
-  std::int64_t bpe_vocab = 512;  // ShakespeareTokenizer capped here: a V x V bigram table needs data
-  std::int64_t context_length = 8;      // N of the MLP (the bigrams read 1 token)
-  std::int64_t embedding_dim = 32;      // D of both neural models
-  std::int64_t hidden_dim = 256;        // H of the MLP
+  // ShakespeareTokenizer capped here: a V x V bigram table needs enough data for its V² counts.
+  std::int64_t bpe_vocab = 512;
+  std::int64_t context_length = 8;  // N of the MLP (the bigrams read 1 token)
+  std::int64_t embedding_dim = 32;  // D of both neural models
+  std::int64_t hidden_dim = 256;    // H of the MLP
   std::int64_t batch_size = 128;
   double lr = 0.5;
   std::int64_t log_every = 250;
-  double val_fraction = 0.1;            // the last 10% of the ids
-  std::int64_t curve_tokens = 20000;    // validation tokens behind each point of the curves
+  double val_fraction = 0.1;          // the last 10% of the ids
+  std::int64_t curve_tokens = 20000;  // validation tokens behind each point of the curves
   std::int64_t sample_tokens = 200;
   double temperature = 0.8;
 };
@@ -44,10 +45,11 @@ struct Split {
 };
 
 Split tokenize(const std::string& kind, const std::string& text, const Config& config) {
-  auto tokenizer = kind == "bpe" ? g2c::tokenizer::shakespeare_or_characters(
-                                       text, static_cast<std::size_t>(config.bpe_vocab))
-                                 : g2c::tokenizer::TextTokenizer::from_chars(
-                                       g2c::tokenizer::CharTokenizer(text));
+  auto tokenizer =
+      kind == "bpe"
+          ? g2c::tokenizer::shakespeare_or_characters(text,
+                                                      static_cast<std::size_t>(config.bpe_vocab))
+          : g2c::tokenizer::TextTokenizer::from_chars(g2c::tokenizer::CharTokenizer(text));
   const auto ids = torch::tensor(tokenizer.encode(text), torch::kLong);
   const auto split =
       static_cast<std::int64_t>(static_cast<double>(ids.numel()) * (1.0 - config.val_fraction));
@@ -60,9 +62,8 @@ std::vector<std::int64_t> prompt_of(const Split& split, std::int64_t length) {
   return {head.data_ptr<std::int64_t>(), head.data_ptr<std::int64_t>() + length};
 }
 
-std::string sample_text(g2c::lm::LanguageModelImpl& model, const Split& split,
-                        const Config& config, const g2c::exercises::CommonOptions& options,
-                        const torch::Device& device) {
+std::string sample_text(g2c::lm::LanguageModelImpl& model, const Split& split, const Config& config,
+                        const g2c::exercises::CommonOptions& options, const torch::Device& device) {
   const auto prompt = prompt_of(split, model.context_length);
   auto generator = at::make_generator<at::CPUGeneratorImpl>(options.seed + 99);
   const auto ids = g2c::lm::sample(model, prompt, config.sample_tokens, config.temperature,
@@ -113,22 +114,24 @@ nlohmann::json train(const std::string& label, g2c::lm::LanguageModelImpl& model
             val_perplexities.push_back(g2c::lm::perplexity(model, curve_ids, 1024, device_name));
             eval_seconds += seconds_since(eval_start);
             progress.update(entry.step + 1, fmt::format("loss {:.3f}  val ppl {:.2f}",
-                                                        entry.train_loss,
-                                                        val_perplexities.back()));
+                                                        entry.train_loss, val_perplexities.back()));
           }));
   const double wall_seconds = seconds_since(start);
   const double train_seconds = wall_seconds - eval_seconds;
   const double final_val_perplexity = g2c::lm::perplexity(model, split.val, 1024, device_name);
+  // Each example reads context_length tokens and predicts one: both rates are reported.
+  const double predictions_per_second =
+      static_cast<double>(options.steps * config.batch_size) / train_seconds;
   const double tokens_per_second =
-      static_cast<double>(options.steps * config.batch_size * model.context_length) /
-      train_seconds;
+      predictions_per_second * static_cast<double>(model.context_length);
   progress.finish(fmt::format("val perplexity {:.2f}, {:.0f} tokens/s", final_val_perplexity,
                               tokens_per_second));
   return {{"steps", record.steps},
           {"train_loss", record.train_losses},
           {"val_perplexity", val_perplexities},
           {"final_val_perplexity", final_val_perplexity},
-          {"parameters", [&] {
+          {"parameters",
+           [&] {
              std::int64_t count = 0;
              for (const auto& parameter : model.parameters()) count += parameter.numel();
              return count;
@@ -136,6 +139,7 @@ nlohmann::json train(const std::string& label, g2c::lm::LanguageModelImpl& model
           {"wall_seconds", wall_seconds},
           {"train_seconds", train_seconds},
           {"tokens_per_second", tokens_per_second},
+          {"predictions_per_second", predictions_per_second},
           {"sample", sample_text(model, split, config, options, device)}};
 }
 
@@ -224,8 +228,9 @@ int main(int argc, char** argv) {
     for (const auto& kind : config.tokenizers) {
       const Split split = tokenize(kind, text, config);
       if (kind == "bpe" && !split.tokenizer.is_bpe()) {
-        fmt::print("\nbpe: the ShakespeareTokenizer artifact is missing (scripts/setup.sh builds it); "
-                   "skipping the BPE runs\n");
+        fmt::print(
+            "\nbpe: the ShakespeareTokenizer artifact is missing (scripts/setup.sh builds it); "
+            "skipping the BPE runs\n");
         continue;
       }
       levels.push_back(kind);
@@ -243,7 +248,8 @@ int main(int argc, char** argv) {
       models["mlp"] = train("MLP", *mlp, split, config, options, device);
 
       for (const auto* name : {"counts_bigram", "neural_bigram", "mlp"}) {
-        fmt::print("\n--- {} ({}) ---\n{}\n", name, kind, models[name]["sample"].get<std::string>());
+        fmt::print("\n--- {} ({}) ---\n{}\n", name, kind,
+                   models[name]["sample"].get<std::string>());
       }
       result["tokenizers"][kind] = {{"description", split.tokenizer.description()},
                                     {"vocab_size", vocab},

@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "exercises/common/char_vocabulary.h"
 #include "exercises/common/cli.h"
+#include "exercises/common/course_tokenizer.h"
 #include "exercises/common/data.h"
 #include "exercises/common/tiny_lm.h"
 #include "g2c/core/errors.h"
@@ -18,9 +18,10 @@ namespace {
 
 struct Config {
   std::string data = "tinyshakespeare";  // or "random": the Python edition's control experiment
-  std::string tokenizer = "char";        // module 04's BPE tokenizer joins when it is built
-  std::int64_t context_length = 64;      // T
-  std::int64_t embedding_dim = 64;       // D
+  std::string tokenizer = "bpe";         // ShakespeareTokenizer capped at bpe_vocab, or "char"
+  std::int64_t bpe_vocab = 2048;
+  std::int64_t context_length = 64;  // T
+  std::int64_t embedding_dim = 64;   // D
   std::int64_t batch_size = 32;
   std::string optimizer = "adamw";  // adamw (lr 3e-3) for text; the control uses sgd 0.5
   double lr = 3e-3;
@@ -66,24 +67,20 @@ Corpus load_corpus(const Config& config) {
     corpus.prompt = {0};
     return corpus;
   }
-  if (config.tokenizer != "char") {
-    throw g2c::ValueError(
-        fmt::format("--tokenizer {}: only 'char' is available until module 04's tokenizer is built",
-                    config.tokenizer));
-  }
   const std::string text = g2c::exercises::load_tinyshakespeare();
-  auto vocabulary = std::make_shared<g2c::exercises::CharVocabulary>(text);
-  const auto ids = torch::tensor(vocabulary->encode(text), torch::kLong);
+  auto tokenizer = std::make_shared<g2c::tokenizer::TextTokenizer>(g2c::exercises::course_tokenizer(
+      config.tokenizer, text, static_cast<std::size_t>(config.bpe_vocab)));
+  const auto ids = torch::tensor(tokenizer->encode(text), torch::kLong);
   const auto split =
       static_cast<std::int64_t>(static_cast<double>(ids.numel()) * (1.0 - config.val_fraction));
   corpus.train = ids.narrow(0, 0, split);
   corpus.val = ids.narrow(0, split, ids.numel() - split);
-  corpus.vocab_size = vocabulary->size();
-  corpus.tokenizer = {{"kind", "char"}, {"vocab_size", vocabulary->size()}};
-  corpus.decode = [vocabulary](const std::vector<std::int64_t>& ids) {
-    return vocabulary->decode(ids);
+  corpus.vocab_size = tokenizer->size();
+  corpus.tokenizer = g2c::exercises::tokenizer_json(*tokenizer);
+  corpus.decode = [tokenizer](const std::vector<std::int64_t>& ids) {
+    return tokenizer->decode(ids);
   };
-  corpus.prompt = vocabulary->encode("ROMEO:\n");
+  corpus.prompt = tokenizer->encode("ROMEO:\n");
   return corpus;
 }
 
@@ -179,10 +176,17 @@ int main(int argc, char** argv) {
   app.add_option("--data", config.data, "tinyshakespeare or random")
       ->check(CLI::IsMember({"tinyshakespeare", "random"}))
       ->capture_default_str();
-  app.add_option("--tokenizer", config.tokenizer, "Token level: char")->capture_default_str();
-  app.add_option("--context", config.context_length, "Context length T")
-      ->check(CLI::Range(2, 4096))
+  app.add_option("--tokenizer", config.tokenizer,
+                 "Token level: bpe (the ShakespeareTokenizer) or char")
+      ->check(CLI::IsMember({"bpe", "char"}))
       ->capture_default_str();
+  app.add_option("--bpe-vocab", config.bpe_vocab, "ShakespeareTokenizer vocabulary cap")
+      ->check(CLI::Range(257, 4096))
+      ->capture_default_str();
+  app.add_option(
+         "--context", config.context_length,
+         "Context length T [default: 32 BPE tokens (about 100 characters) or 64 characters]")
+      ->check(CLI::Range(2, 4096));
   app.add_option("--dim", config.embedding_dim, "Embedding dimension D")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -211,16 +215,17 @@ int main(int argc, char** argv) {
       config.log_every = app.count("--log-every") ? config.log_every : 50;
       config.sample_tokens = app.count("--sample-tokens") ? config.sample_tokens : 16;
       if (!steps_given) options.steps = 500;
+    } else if (config.tokenizer == "bpe" && !app.count("--context")) {
+      // The 2048-way output layer costs the same per token at any T; 32 BPE tokens already span
+      // more text than 64 characters and keep the default run near two minutes on two cores.
+      config.context_length = 32;
     }
     const auto device = g2c::exercises::prepare(options);
     const Corpus corpus = load_corpus(config);
-    fmt::print("data: {} ({} training tokens, {} validation tokens), vocabulary {} ({})\n",
-               config.data, corpus.train.numel(), corpus.val.numel(), corpus.vocab_size,
-               corpus.tokenizer["kind"].get<std::string>());
-    if (config.data != "random" && config.tokenizer == "char") {
-      fmt::print(
-          "tokenizer: characters (module 04's BPE tokenizer is not part of this build yet)\n");
-    }
+    fmt::print(
+        "data: {} ({} training tokens, {} validation tokens), {}\n", config.data,
+        corpus.train.numel(), corpus.val.numel(),
+        corpus.tokenizer.value("description", fmt::format("vocabulary {}", corpus.vocab_size)));
 
     const auto causal_run =
         train_run(true, config.causal_batch_seed, config, corpus, options, device);
@@ -247,6 +252,7 @@ int main(int argc, char** argv) {
     auto result = g2c::exercises::run_metadata("07_strip_mask", options, device);
     result["config"] = {{"data", config.data},
                         {"tokenizer", config.tokenizer},
+                        {"bpe_vocab", config.bpe_vocab},
                         {"context_length", config.context_length},
                         {"embedding_dim", config.embedding_dim},
                         {"batch_size", config.batch_size},

@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "exercises/common/char_vocabulary.h"
 #include "exercises/common/cli.h"
+#include "exercises/common/course_tokenizer.h"
 #include "exercises/common/data.h"
 #include "exercises/common/tiny_lm.h"
 #include "g2c/core/atomic_file.h"
@@ -21,7 +21,10 @@ struct Config {
   std::vector<std::string> sentences{"The animal didn't cross the street because it was too tired.",
                                      "The animal didn't cross the street because it was too wide."};
   std::int64_t embedding_dim = 64;
-  std::int64_t context_length = 64;  // characters
+  std::string tokenizer = "bpe";  // G2CTokenizer, else ShakespeareTokenizer, else characters
+  std::int64_t bpe_vocab = 2048;
+  std::int64_t char_context = 64;  // T in characters
+  std::int64_t bpe_context = 25;   // T in BPE tokens (about the same stretch of text)
   std::int64_t batch_size = 128;
   double lr = 3e-3;  // AdamW
   double weight_decay = 1e-4;
@@ -48,9 +51,10 @@ std::pair<double, double> sharpness(const torch::Tensor& weights) {  // (..., T,
   return {mean_max, entropy};
 }
 
-std::vector<std::string> token_labels(const std::string& text) {
+std::vector<std::string> token_labels(const g2c::tokenizer::TextTokenizer& tokenizer,
+                                      const std::vector<std::int64_t>& ids) {
   std::vector<std::string> labels;
-  for (const char c : text) labels.push_back(std::string(1, c));
+  for (const auto id : ids) labels.push_back(tokenizer.token_label(id));
   return labels;
 }
 
@@ -68,37 +72,41 @@ int main(int argc, char** argv) {
   app.add_option("--batch", config.batch_size, "Batch size")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--tokenizer", config.tokenizer,
+                 "Token level: bpe (G2CTokenizer, else ShakespeareTokenizer) or char")
+      ->check(CLI::IsMember({"bpe", "char"}))
+      ->capture_default_str();
   return g2c::exercises::run(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const std::string text = g2c::exercises::load_tinyshakespeare();
-    const g2c::exercises::CharVocabulary vocabulary(text);
-    const auto ids = torch::tensor(vocabulary.encode(text), torch::kLong);
+    const auto tokenizer = g2c::exercises::course_tokenizer(
+        config.tokenizer, text, static_cast<std::size_t>(config.bpe_vocab), /*prefer_g2c=*/true);
+    const std::int64_t context_length =
+        tokenizer.is_bpe() ? config.bpe_context : config.char_context;
+    const auto ids = torch::tensor(tokenizer.encode(text), torch::kLong);
     const auto split = ids.numel() * 9 / 10;
     const auto train = ids.narrow(0, 0, split), val = ids.narrow(0, split, ids.numel() - split);
-    fmt::print(
-        "tokenizer: characters ({} symbols; module 04's BPE tokenizer is not part of this build "
-        "yet)\n",
-        vocabulary.size());
+    fmt::print("tokenizer: {}, T = {}\n", tokenizer.description(), context_length);
 
     torch::manual_seed(config.model_seed);
     g2c::exercises::TinyAttentionLM model(g2c::exercises::TinyAttentionLMOptions(
-        vocabulary.size(), config.context_length, config.embedding_dim));
+        tokenizer.size(), context_length, config.embedding_dim));
     model->to(device);
     auto& layer = dynamic_cast<g2c::attention::SelfAttentionImpl&>(*model->attention);
 
     auto stat_generator = at::make_generator<at::CPUGeneratorImpl>(4321);
     const auto stat_batch =
-        g2c::exercises::sample_windows(val, config.batch_size * config.stat_batches,
-                                       config.context_length, stat_generator)
+        g2c::exercises::sample_windows(val, config.batch_size * config.stat_batches, context_length,
+                                       stat_generator)
             .to(device);
-    const std::string probe_text = vocabulary.decode(std::vector<std::int64_t>(
-        val.data_ptr<std::int64_t>(), val.data_ptr<std::int64_t>() + config.context_length));
+    const std::string probe_text = tokenizer.decode(std::vector<std::int64_t>(
+        val.data_ptr<std::int64_t>(), val.data_ptr<std::int64_t>() + context_length));
 
     auto weights_of = [&](const std::string& sample, bool causal) {
       torch::NoGradGuard no_grad;
       layer.causal = causal;
       const auto sample_ids =
-          torch::tensor(vocabulary.encode(sample), torch::kLong).unsqueeze(0).to(device);
+          torch::tensor(tokenizer.encode(sample), torch::kLong).unsqueeze(0).to(device);
       const auto weights = model->attention_weights(sample_ids)[0];  // (T, T)
       layer.causal = true;
       return weights;
@@ -119,7 +127,7 @@ int main(int argc, char** argv) {
     g2c::Progress progress("probe", options.steps, !options.quiet);
     for (std::int64_t step = 0; step < options.steps; ++step) {
       const auto batch =
-          g2c::exercises::sample_windows(train, config.batch_size, config.context_length, batches);
+          g2c::exercises::sample_windows(train, config.batch_size, context_length, batches);
       const auto loss = model->next_token_loss(batch.to(device));
       losses.push_back(loss.item<double>());
       optimizer.zero_grad();
@@ -143,25 +151,27 @@ int main(int argc, char** argv) {
     samples.push_back({"TinyShakespeare validation text", probe_text});
     for (std::size_t i = 0; i < samples.size(); ++i) {
       const auto& [title, sample] = samples[i];
+      const auto labels = token_labels(tokenizer, tokenizer.encode(sample));
       const auto after = weights_of(sample, true);
       const auto unmasked = weights_of(sample, false);
       nlohmann::json example = {{"title", title},
                                 {"text", sample},
-                                {"tokens", token_labels(sample)},
+                                {"tokens", labels},
                                 {"causal_after", matrix_json(after)},
                                 {"non_causal_after", matrix_json(unmasked)}};
       if (i < before.size()) example["causal_before"] = matrix_json(before[i]);
       examples.push_back(example);
-      page_examples.push_back({{"title", title + " (trained probe)"},
-                               {"tokens", token_labels(sample)},
-                               {"causal", example["causal_after"]},
-                               {"non_causal", example["non_causal_after"]},
-                               {"note", "character tokens, D = 64, after " +
-                                            std::to_string(options.steps) + " steps"}});
+      page_examples.push_back(
+          {{"title", title + " (trained probe)"},
+           {"tokens", labels},
+           {"causal", example["causal_after"]},
+           {"non_causal", example["non_causal_after"]},
+           {"note", fmt::format("{}, D = {}, after {} steps", tokenizer.description(),
+                                config.embedding_dim, options.steps)}});
       if (i < before.size()) {
         page_examples.push_back(
             {{"title", title + " (untrained)"},
-             {"tokens", token_labels(sample)},
+             {"tokens", labels},
              {"causal", example["causal_before"]},
              {"non_causal", example["causal_before"]},
              {"note", "random initial weights (the toggle shows the causal pattern only)"}});
@@ -181,7 +191,7 @@ int main(int argc, char** argv) {
 
     auto result = g2c::exercises::run_metadata("07_visualize", options, device);
     result["config"] = {{"embedding_dim", config.embedding_dim},
-                        {"context_length", config.context_length},
+                        {"context_length", context_length},
                         {"batch_size", config.batch_size},
                         {"optimizer", "adamw"},
                         {"lr", config.lr},
@@ -190,10 +200,7 @@ int main(int argc, char** argv) {
                         {"model_seed", config.model_seed},
                         {"data_seed", config.data_seed},
                         {"sentences", config.sentences}};
-    result["tokenizer"] = {
-        {"kind", "char"},
-        {"vocab_size", vocabulary.size()},
-        {"note", "G2CTokenizer / ShakespeareTokenizer artifacts come with module 04"}};
+    result["tokenizer"] = g2c::exercises::tokenizer_json(tokenizer);
     result["train_loss"] = losses;
     result["sharpness"] = {{"mean_max_before", max_before},
                            {"mean_max_after", max_after},

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "exercises/common/char_vocabulary.h"
 #include "exercises/common/cli.h"
+#include "exercises/common/course_tokenizer.h"
 #include "exercises/common/data.h"
 #include "exercises/common/tiny_lm.h"
 #include "g2c/core/progress.h"
@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
   return g2c::exercises::run(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const std::string text = g2c::exercises::load_tinyshakespeare();
-    const g2c::exercises::CharVocabulary vocabulary(text);
+    // Characters: every heatmap row is one readable symbol.
+    const auto vocabulary = g2c::exercises::course_tokenizer("char", text);
     const auto ids = torch::tensor(vocabulary.encode(text), torch::kLong);
     const auto split = ids.numel() * 9 / 10;
     const auto train = ids.narrow(0, 0, split), val = ids.narrow(0, split, ids.numel() - split);
@@ -73,7 +74,8 @@ int main(int argc, char** argv) {
     std::vector<std::string> labels;
     for (std::int64_t i = 0; i < probe_length; ++i) {
       const std::string symbol = vocabulary.decode({probe_ids[i].item<std::int64_t>()});
-      labels.push_back(symbol == "\n" ? "\\n" : symbol == " " ? "␣" : symbol);
+      labels.push_back(symbol == " " ? "␣"
+                                     : vocabulary.token_label(probe_ids[i].item<std::int64_t>()));
     }
     const auto probe = probe_ids.unsqueeze(0).to(device);  // (1, T)
 
