@@ -2,17 +2,12 @@
 # Runs every module 03 exercise in a short configuration and checks the JSON each one writes.
 #   scripts/smoke_03.sh [build dir]      (default build/reference)
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="$(cd "${1:-$ROOT/build/reference}" && pwd)"
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
-python="$ROOT/.venv/bin/python"
-[[ -x "$python" ]] || python=python3
+source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
 
 run() {
   local program="$1" result="$2"
   shift 2
-  "$build/bin/$program" --out "$out" --quiet --no-plot "$@" >/dev/null
+  "$bin/$program" "${common[@]}" "$@" >/dev/null
   "$python" - "$out/$result" "$program" <<'PY'
 import json, math, sys
 path, program = sys.argv[1], sys.argv[2]

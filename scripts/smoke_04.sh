@@ -3,16 +3,8 @@
 # checks the JSON each program writes (the fields exercises/04-tokenizer/README.md documents).
 #   scripts/smoke_04.sh [build dir]      (default build/reference)
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="$(cd "${1:-$ROOT/build/reference}" && pwd)"
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
-export G2C_DATA_DIR="${G2C_DATA_DIR:-$ROOT/data}"
-python="$ROOT/.venv/bin/python"
-[[ -x "$python" ]] || python=python3
+source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
 
-common=(--out "$out" --quiet --no-plot)
-bin="$build/bin"
 "$bin/04_pair_counts" "${common[@]}" >/dev/null
 "$bin/04_train_the_the" "${common[@]}" >/dev/null
 "$bin/04_round_trip" "${common[@]}" --train-chars 5000 --vocab-size 300 >/dev/null

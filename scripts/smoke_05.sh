@@ -4,16 +4,8 @@
 # exercises/05-embeddings/README.md, and the facts the exercises demonstrate.
 #   scripts/smoke_05.sh [build dir]      (default build/reference)
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="$(cd "${1:-$ROOT/build/reference}" && pwd)"
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
-export G2C_DATA_DIR="${G2C_DATA_DIR:-$ROOT/data}"
-python="$ROOT/.venv/bin/python"
-[[ -x "$python" ]] || python=python3
+source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
 
-common=(--out "$out" --quiet --no-plot)
-bin="$build/bin"
 "$bin/05_token_lookups" "${common[@]}" >/dev/null
 "$bin/05_sinusoidal_table" "${common[@]}" --max-seq-len 32 --dim 16 >/dev/null
 "$bin/05_rope_tables" "${common[@]}" --max-seq-len 32 --dim 16 >/dev/null

@@ -4,15 +4,9 @@
 # between 1 and the vocabulary size, samples continuing their prompt).
 #   scripts/smoke_06.sh [build dir]      (default build/reference)
 set -euo pipefail
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build="$(cd "${1:-$ROOT/build/reference}" && pwd)"
-out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
-export G2C_DATA_DIR="${G2C_DATA_DIR:-$ROOT/data}"
-python="$ROOT/.venv/bin/python"
-[[ -x "$python" ]] || python=python3
+source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
 
-"$build/bin/06_language_models" --out "$out" --quiet --no-plot --steps 40 --log-every 20 \
+"$bin/06_language_models" "${common[@]}" --steps 40 --log-every 20 \
   --sample-tokens 30 --hidden 64 --bpe-vocab 512 >/dev/null
 
 "$python" - "$out/language_models.json" <<'PY'

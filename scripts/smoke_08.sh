@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs the module 08 heads exercise in a short configuration and checks the JSON it writes against
+# exercises/08-multi-head-attention/README.md: one run per head count, one entropy and one (T, T)
+# weight matrix per head, rows summing to 1, causal (nothing above the diagonal).
+#   scripts/smoke_08.sh [build dir]      (default build/reference)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
+
+"$bin/08_heads" "${common[@]}" --steps 12 --log-every 4 --heads 1 4 --context 16 >/dev/null
+
+"$python" - "$out/heads.json" <<'PY'
+import json, math, sys
+
+doc = json.load(open(sys.argv[1]))
+problems = []
+check = lambda ok, what: ok or problems.append(what)
+for key in ["program", "device", "seed", "config", "probe_tokens", "runs", "figures"]:
+    check(key in doc, f"no {key!r}")
+runs = doc.get("runs", [])
+check([run.get("num_heads") for run in runs] == [1, 4], "one run per head count, in order")
+T = len(doc.get("probe_tokens", []))
+for run in runs:
+    heads = run["num_heads"]
+    label = f"H = {heads}"
+    check(run["head_dim"] * heads == doc["config"]["embedding_dim"], f"{label}: head_dim x H != D")
+    check(run["steps"] == [0, 4, 8, 11], f"{label}: logged steps {run['steps']}")
+    check(len(run["train_loss"]) == len(run["steps"]), f"{label}: one loss per logged step")
+    check(all(math.isfinite(x) for x in run["train_loss"]), f"{label}: loss not finite")
+    check(len(run["head_entropy"]) == heads and len(run["weights"]) == heads,
+          f"{label}: one entropy and one matrix per head")
+    for matrix in run["weights"]:
+        check(len(matrix) == T and all(len(row) == T for row in matrix), f"{label}: weights not TxT")
+        check(all(abs(sum(row) - 1) < 1e-4 for row in matrix), f"{label}: rows do not sum to 1")
+        check(all(row[j] < 1e-6 for i, row in enumerate(matrix) for j in range(i + 1, len(row))),
+              f"{label}: a token looks ahead")
+check(len(doc.get("figures", [])) == len(runs) + 1, "a loss figure and one heatmap figure per run")
+if problems:
+    print("\n".join(problems))
+    print("checks: 0 passed, 1 failed, 0 skipped")
+    sys.exit(1)
+print("ok heads.json (H = 1, 4)")
+print("checks: 1 passed, 0 failed, 0 skipped")
+PY
+"$python" "$ROOT/scripts/plot.py" "$out/heads.json" >/dev/null && echo "ok plots"
