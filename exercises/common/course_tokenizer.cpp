@@ -15,8 +15,8 @@ g2c::tokenizer::TextTokenizer course_tokenizer(const std::string& level, std::st
     throw ValueError("unknown token level '" + level + "': use bpe or char");
   }
   if (prefer_g2c) {
-    auto g2c_tokenizer = g2c::tokenizer::artifact_or_characters(
-        g2c::tokenizer::kG2CTokenizer, text, vocab_size, /*verbose=*/false);
+    auto g2c_tokenizer = g2c::tokenizer::artifact_or_characters(g2c::tokenizer::kG2CTokenizer, text,
+                                                                vocab_size, /*verbose=*/false);
     if (g2c_tokenizer.is_bpe()) {
       return g2c_tokenizer;
     }
