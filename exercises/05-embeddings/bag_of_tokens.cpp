@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "exercises/05-embeddings/tensor_json.h"
 #include "exercises/common/cli.h"
+#include "exercises/common/tensor_json.h"
 #include "g2c/embeddings/positional.h"
 #include "g2c/embeddings/rotary.h"
 #include "g2c/embeddings/token_embedding.h"

@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "exercises/05-embeddings/tensor_json.h"
 #include "exercises/common/cli.h"
+#include "exercises/common/tensor_json.h"
 #include "g2c/core/errors.h"
 #include "g2c/embeddings/positional.h"
 #include "g2c/embeddings/rotary.h"

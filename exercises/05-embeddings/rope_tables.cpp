@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "exercises/05-embeddings/tensor_json.h"
 #include "exercises/common/cli.h"
+#include "exercises/common/tensor_json.h"
 #include "g2c/embeddings/rotary.h"
 
 int main(int argc, char** argv) {

@@ -4,8 +4,8 @@
 // distance, the same at every absolute position.
 #include <fmt/format.h>
 
-#include "exercises/05-embeddings/tensor_json.h"
 #include "exercises/common/cli.h"
+#include "exercises/common/tensor_json.h"
 #include "g2c/embeddings/positional.h"
 #include "g2c/embeddings/similarity.h"
 

@@ -6,8 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "exercises/05-embeddings/tensor_json.h"
 #include "exercises/common/cli.h"
+#include "exercises/common/tensor_json.h"
 #include "g2c/embeddings/token_embedding.h"
 
 int main(int argc, char** argv) {

@@ -9,6 +9,7 @@
 #include "exercises/common/cli.h"
 #include "exercises/common/course_tokenizer.h"
 #include "exercises/common/data.h"
+#include "exercises/common/tensor_json.h"
 #include "exercises/common/tiny_lm.h"
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"
@@ -32,16 +33,6 @@ struct Config {
   std::uint64_t data_seed = 0;
   std::int64_t stat_batches = 4;  // validation batches for the sharpness statistics
 };
-
-nlohmann::json matrix_json(const torch::Tensor& m) {  // (R, C) -> [[...], ...]
-  const auto rows = m.to(torch::kDouble).contiguous().cpu();
-  nlohmann::json out = nlohmann::json::array();
-  for (std::int64_t r = 0; r < rows.size(0); ++r) {
-    out.push_back(
-        std::vector<double>(rows[r].data_ptr<double>(), rows[r].data_ptr<double>() + rows.size(1)));
-  }
-  return out;
-}
 
 /// Mean over rows of the largest weight (1 = every query looks at one key) and of the row entropy.
 std::pair<double, double> sharpness(const torch::Tensor& weights) {  // (..., T, T)
@@ -157,9 +148,9 @@ int main(int argc, char** argv) {
       nlohmann::json example = {{"title", title},
                                 {"text", sample},
                                 {"tokens", labels},
-                                {"causal_after", matrix_json(after)},
-                                {"non_causal_after", matrix_json(unmasked)}};
-      if (i < before.size()) example["causal_before"] = matrix_json(before[i]);
+                                {"causal_after", g2c::exercises::matrix_json(after)},
+                                {"non_causal_after", g2c::exercises::matrix_json(unmasked)}};
+      if (i < before.size()) example["causal_before"] = g2c::exercises::matrix_json(before[i]);
       examples.push_back(example);
       page_examples.push_back(
           {{"title", title + " (trained probe)"},

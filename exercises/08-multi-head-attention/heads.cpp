@@ -10,6 +10,7 @@
 #include "exercises/common/cli.h"
 #include "exercises/common/course_tokenizer.h"
 #include "exercises/common/data.h"
+#include "exercises/common/tensor_json.h"
 #include "exercises/common/tiny_lm.h"
 #include "g2c/core/progress.h"
 #include "g2c/nn/optim.h"
@@ -27,16 +28,6 @@ struct Config {
   std::int64_t heatmap_tokens =
       24;  // the first characters of the validation text, for the heatmaps
 };
-
-nlohmann::json matrix_json(const torch::Tensor& m) {  // (R, C) -> [[...], ...]
-  const auto rows = m.to(torch::kDouble).contiguous().cpu();
-  nlohmann::json out = nlohmann::json::array();
-  for (std::int64_t r = 0; r < rows.size(0); ++r) {
-    out.push_back(
-        std::vector<double>(rows[r].data_ptr<double>(), rows[r].data_ptr<double>() + rows.size(1)));
-  }
-  return out;
-}
 
 /// Mean over query rows of -sum w log w: 0 = each query looks at one key; larger = spread out.
 double mean_row_entropy(const torch::Tensor& weights) {  // (T, T)
@@ -122,7 +113,7 @@ int main(int argc, char** argv) {
       std::vector<double> entropies;
       for (std::int64_t h = 0; h < heads; ++h) {
         entropies.push_back(mean_row_entropy(weights[h]));
-        per_head.push_back(matrix_json(weights[h]));
+        per_head.push_back(g2c::exercises::matrix_json(weights[h]));
         panels.push_back({{"title", fmt::format("head {} (entropy {:.2f})", h, entropies.back())},
                           {"matrix", fmt::format("/runs/{}/weights/{}", run_index, h)},
                           {"xticklabels", labels},

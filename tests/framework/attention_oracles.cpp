@@ -47,16 +47,9 @@ TEST_CASE("self_attention_float64_gradients_match_finite_differences", "[attenti
   auto x = torch::randn({2, 3, 4}, torch::kDouble).requires_grad_();
   const auto target = torch::randn({2, 3, 4}, torch::kDouble);
   auto objective = [&] { return (attention(x) - target).pow(2).sum(); };
-  attention->zero_grad();
-  objective().backward();
   std::vector<torch::Tensor> checked = attention->parameters();
   checked.push_back(x);
-  for (auto& tensor : checked) {
-    const auto analytic = tensor.grad().clone();
-    const auto numeric = g2c::testing::numeric_gradient(objective, tensor.detach());
-    INFO("max |analytic - numeric| = " << max_abs_diff(analytic, numeric));
-    CHECK(close(analytic, numeric, 1e-7));
-  }
+  g2c::testing::check_gradients(objective, checked, 1e-7);
 }
 
 TEST_CASE("non_causal_attention_is_permutation_equivariant_until_positions_are_added",

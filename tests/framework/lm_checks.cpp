@@ -103,13 +103,7 @@ TEST_CASE("mlp_float64_gradients_match_finite_differences", "[lm]") {
   const auto context = torch::randint(0, 6, {5, 2}, torch::kLong);
   const auto targets = torch::randint(0, 6, {5}, torch::kLong);
   auto objective = [&] { return torch::nn::functional::cross_entropy(model(context), targets); };
-  model->zero_grad();
-  objective().backward();
-  for (auto& parameter : model->parameters()) {
-    const auto numeric = g2c::testing::numeric_gradient(objective, parameter.data());
-    INFO("max |difference| = " << max_abs_diff(parameter.grad(), numeric));
-    CHECK(close(parameter.grad(), numeric, 1e-8));
-  }
+  g2c::testing::check_gradients(objective, model->parameters(), 1e-8);
 }
 
 TEST_CASE("perplexity_matches_one_full_batch_cross_entropy", "[lm]") {

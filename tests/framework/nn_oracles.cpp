@@ -73,14 +73,7 @@ TEST_CASE("float64_gradients_match_finite_differences", "[nn]") {
   const CrossEntropyLoss loss;
   auto objective = [&] { return loss(model(x), targets); };
 
-  model->zero_grad();
-  objective().backward();
-  for (auto& p : model->parameters()) {
-    const torch::Tensor analytic = p.grad().clone();
-    const torch::Tensor numeric = g2c::testing::numeric_gradient(objective, p);
-    INFO("max |analytic - numeric| = " << max_abs_diff(analytic, numeric));
-    CHECK(close(analytic, numeric, 1e-7));
-  }
+  g2c::testing::check_gradients(objective, model->parameters(), 1e-7);
 }
 
 namespace {

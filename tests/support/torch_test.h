@@ -1,6 +1,8 @@
 // Tensor helpers for tests.
 #pragma once
 
+#include <vector>
+
 #include <torch/torch.h>
 
 #include "g2c_test.h"
@@ -43,6 +45,23 @@ torch::Tensor numeric_gradient(Objective&& objective, torch::Tensor tensor, doub
     numeric.view(-1)[i] = (plus - minus) / (2 * eps);
   }
   return numeric;
+}
+
+/// Backpropagates the scalar `objective()` once and checks the gradient it leaves on each of
+/// `tensors` (float64 tensors that require grad: parameters, inputs) against numeric_gradient.
+template <typename Objective>
+void check_gradients(Objective&& objective, const std::vector<torch::Tensor>& tensors,
+                     double atol = 1e-7) {
+  for (const auto& tensor : tensors) {
+    if (tensor.grad().defined()) tensor.grad().zero_();
+  }
+  objective().backward();
+  for (const auto& tensor : tensors) {
+    const auto analytic = tensor.grad().clone();
+    const auto numeric = numeric_gradient(objective, tensor.detach());
+    INFO("max |analytic - numeric| = " << max_abs_diff(analytic, numeric));
+    CHECK(close(analytic, numeric, atol));
+  }
 }
 
 }  // namespace g2c::testing

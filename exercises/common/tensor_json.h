@@ -1,4 +1,4 @@
-// Tensors as JSON arrays for the module 05 result files (plot.py reads them as matrices/series).
+// Tensors as JSON arrays for the exercise result files (plot.py reads them as series and matrices).
 #pragma once
 
 #include <vector>
