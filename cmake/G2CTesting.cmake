@@ -4,7 +4,8 @@
 # exactly the lesson's counts.
 #
 # A test that cannot run here (no CUDA, no MPS) prints "G2C_SKIPPED: <why>" and returns; CTest
-# reports it as skipped.
+# reports it as skipped. Course tests tagged [accelerator] compare a student's code on CUDA or MPS
+# with the CPU: they carry the extra label "accelerator" and are skipped on machines without one.
 
 add_library(g2c_catch_main STATIC "${PROJECT_SOURCE_DIR}/tests/support/catch_main.cpp")
 target_link_libraries(g2c_catch_main PUBLIC Catch2::Catch2)
@@ -42,7 +43,8 @@ function(g2c_course_test name)
   cmake_parse_arguments(ARG "" "MODULE;TOPIC" "SOURCES;LIBS" ${ARGN})
   _g2c_test_executable(${name} "${ARG_SOURCES}" "${ARG_LIBS}")
   _g2c_discover(${name} "[clean]" "${ARG_MODULE}." "${ARG_MODULE};${ARG_TOPIC};course;clean")
-  _g2c_discover(${name} "~[clean]" "${ARG_MODULE}." "${ARG_MODULE};${ARG_TOPIC};course")
+  _g2c_discover(${name} "~[clean]~[accelerator]" "${ARG_MODULE}." "${ARG_MODULE};${ARG_TOPIC};course")
+  _g2c_discover(${name} "[accelerator]" "${ARG_MODULE}." "${ARG_MODULE};${ARG_TOPIC};course;accelerator")
 endfunction()
 
 # g2c_framework_test(<exe> MODULE 07 TOPIC attention SOURCES ... LIBS ...)

@@ -92,6 +92,8 @@ def command_scaffold(build, junit):
         elif test.status == "failed" and TODO_MARK not in test.output:
             tail = " | ".join(test.output.strip().splitlines()[-3:])
             problems.append(f"{test.name}: fails for another reason than NotImplementedError: {tail}")
+        elif test.status == "skipped" and "accelerator" in test.labels:
+            pass  # an accelerator check on a machine without CUDA or MPS
         elif test.status in ("skipped", "missing"):
             problems.append(f"{test.name}: {test.status} on the scaffold (expected a TODO failure)")
     by_module = OrderedDict()

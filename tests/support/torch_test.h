@@ -1,6 +1,7 @@
 // Tensor helpers for tests.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include <torch/torch.h>
@@ -8,6 +9,18 @@
 #include "g2c_test.h"
 
 namespace g2c::testing {
+
+/// The machine's accelerator: CUDA when this build has it and a GPU is present, else MPS, else
+/// nullopt. Course tests tagged [accelerator] run the student's code there and on the CPU and
+/// compare; without an accelerator they end with G2C_SKIP(kNoAccelerator).
+inline std::optional<torch::Device> accelerator_device() {
+  if (torch::cuda::is_available()) return torch::Device(torch::kCUDA);
+  if (torch::hasMPS()) return torch::Device(torch::kMPS);
+  return std::nullopt;
+}
+
+inline constexpr const char* kNoAccelerator =
+    "no CUDA or MPS device on this machine; a grader with a GPU runs this check";
 
 /// Largest absolute element-wise difference, as a double (for messages and tolerances).
 inline double max_abs_diff(const torch::Tensor& a, const torch::Tensor& b) {
