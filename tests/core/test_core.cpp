@@ -9,6 +9,7 @@
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/progress.h"
+#include "g2c/core/reference_switch.h"
 
 namespace fs = std::filesystem;
 
@@ -30,7 +31,20 @@ TEST_CASE("todo_message_names_function_file_module_and_switch", "[core]") {
   CHECK(message.find("Linear::forward") != std::string::npos);
   CHECK(message.find("g2c/nn/linear.cpp") != std::string::npos);
   CHECK(message.find("module 03") != std::string::npos);
-  CHECK(message.find("G2C_SOLUTIONS=03") != std::string::npos);
+  // Commands that work as printed from the repository root (a bare `ctest -L 03` there finds no
+  // tests and leaves a Testing/ folder behind).
+  CHECK(message.find("\n  cmake --build --preset student && ctest --preset student -L 03\n") !=
+        std::string::npos);
+  CHECK(message.find("\n  cmake --preset student -DG2C_SOLUTIONS=") != std::string::npos);
+}
+
+TEST_CASE("todo_reference_switch_keeps_the_solutions_already_on", "[core]") {
+  CHECK(g2c::solutions_with("", "07") == "07");
+  CHECK(g2c::solutions_with("none", "07") == "07");
+  CHECK(g2c::solutions_with("OFF", "07") == "07");
+  CHECK(g2c::solutions_with("03-06", "07") == "03-06,07");
+  CHECK(g2c::solutions_with("03,05 attention/multi_head", "07") == "03,05,attention/multi_head,07");
+  CHECK(g2c::solutions_with("03-06,07", "07") == "03-06,07");
 }
 
 TEST_CASE("write_json_atomic_round_trips_and_leaves_no_temporary", "[core]") {
