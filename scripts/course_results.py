@@ -3,6 +3,7 @@
 
     course_results.py run BUILD JUNIT [ctest args...]   run ctest, writing JUnit XML
     course_results.py scaffold BUILD JUNIT               check the student build's invariant
+                                                         (course tests and checks)
     course_results.py all-pass BUILD JUNIT               every test passed or was skipped
     course_results.py grade BUILD JUNIT OUTDIR           per-module table, results.json
 
@@ -80,9 +81,17 @@ def command_run(build, junit, extra):
 
 
 def command_scaffold(build, junit):
+    """Course tests: clean ones pass, the others fail with NotImplementedError (accelerator checks
+    may skip without a GPU). Checks (label "check", the framework tests): each passes, skips, or
+    fails with NotImplementedError; never another failure."""
     tests = load(build, junit)
     course = [t for t in tests.values() if "course" in t.labels]
+    checks = [t for t in tests.values() if "check" in t.labels and "course" not in t.labels]
     problems = []
+
+    def tail(test):
+        return " | ".join(test.output.strip().splitlines()[-3:])
+
     for test in course:
         if "clean" in test.labels:
             if test.status not in ("passed", "skipped"):
@@ -90,22 +99,35 @@ def command_scaffold(build, junit):
         elif test.status == "passed":
             problems.append(f"{test.name}: passes on the scaffold but is not tagged clean")
         elif test.status == "failed" and TODO_MARK not in test.output:
-            tail = " | ".join(test.output.strip().splitlines()[-3:])
-            problems.append(f"{test.name}: fails for another reason than NotImplementedError: {tail}")
+            problems.append(f"{test.name}: fails for another reason than NotImplementedError: {tail(test)}")
         elif test.status == "skipped" and "accelerator" in test.labels:
             pass  # an accelerator check on a machine without CUDA or MPS
         elif test.status in ("skipped", "missing"):
             problems.append(f"{test.name}: {test.status} on the scaffold (expected a TODO failure)")
-    by_module = OrderedDict()
-    for test in course:
-        counts = by_module.setdefault(test.module, {"passed": 0, "failed": 0, "skipped": 0, "missing": 0})
-        counts[test.status] += 1
-    for module, counts in by_module.items():
+    for test in checks:
+        if test.status == "missing":
+            problems.append(f"{test.name}: check registered but not run")
+        elif test.status == "failed" and TODO_MARK not in test.output:
+            problems.append(f"{test.name}: check fails for another reason than NotImplementedError: "
+                            f"{tail(test)}")
+
+    def counts_of(group):
+        by_module = OrderedDict()
+        for test in group:
+            counts = by_module.setdefault(test.module, {"passed": 0, "failed": 0, "skipped": 0, "missing": 0})
+            counts[test.status] += 1
+        return by_module
+
+    for module, counts in counts_of(course).items():
         print(f"  scaffold {module}: {counts['passed']} passed, {counts['failed']} failed (all TODOs), "
               f"{counts['skipped']} skipped")
+    for module, counts in counts_of(checks).items():
+        print(f"  scaffold {module} checks: {counts['passed']} passed, {counts['failed']} failed "
+              f"(all TODOs), {counts['skipped']} skipped")
     for problem in problems:
         print(f"  SCAFFOLD: {problem}")
-    print(f"scaffold-checks: {len(course) - len(problems)} passed, {len(problems)} failed")
+    total = len(course) + len(checks)
+    print(f"scaffold-checks: {total - len(problems)} passed, {len(problems)} failed")
     return 1 if problems or not course else 0
 
 
