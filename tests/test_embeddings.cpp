@@ -56,7 +56,7 @@ TEST_CASE("token_emb_forward_shape_1d_input") {
   CHECK(embedding(torch::tensor({1, 2, 3}, torch::kLong)).sizes() == torch::IntArrayRef({3, 16}));
 }
 
-TEST_CASE("token_emb_lookup_rows") {
+TEST_CASE("token_emb_forward_lookup_rows") {
   TokenEmbedding embedding(100, 16);
   const auto out = embedding(torch::tensor({3, 5, 7}, torch::kLong));
   CHECK(torch::equal(out[0], embedding->weight[3]));
@@ -90,12 +90,12 @@ TEST_CASE("learned_pos_forward_shape") {
   CHECK(positions(10).sizes() == torch::IntArrayRef({10, 16}));
 }
 
-TEST_CASE("learned_pos_returns_prefix") {
+TEST_CASE("learned_pos_forward_returns_prefix") {
   LearnedPositionalEmbedding positions(128, 16);
   CHECK(torch::equal(positions(10), positions->weight.index({Slice(0, 10)})));
 }
 
-TEST_CASE("learned_pos_seq_len_one") {
+TEST_CASE("learned_pos_forward_seq_len_one") {
   LearnedPositionalEmbedding positions(128, 16);
   const auto out = positions(1);
   CHECK(out.sizes() == torch::IntArrayRef({1, 16}));
@@ -187,19 +187,19 @@ TEST_CASE("rotary_forward_preserves_shape") {
   CHECK(rope(torch::randn({2, 10, 16})).sizes() == torch::IntArrayRef({2, 10, 16}));
 }
 
-TEST_CASE("rotary_at_position_zero_is_identity") {
+TEST_CASE("rotary_forward_at_position_zero_is_identity") {
   RotaryEmbedding rope(128, 16);
   const auto x = torch::randn({1, 1, 16});
   CHECK(close(rope(x), x, 1e-6));
 }
 
-TEST_CASE("rotary_preserves_norm") {
+TEST_CASE("rotary_forward_preserves_norm") {
   RotaryEmbedding rope(128, 16);
   const auto x = torch::randn({2, 10, 16});
   CHECK(close(rope(x).norm(2, {-1}), x.norm(2, {-1}), 1e-5));
 }
 
-TEST_CASE("rotary_distinct_at_different_positions") {
+TEST_CASE("rotary_forward_distinct_at_different_positions") {
   RotaryEmbedding rope(128, 16);
   const auto x = torch::randn({16}).expand({1, 4, 16}).contiguous();  // one vector at T = 4 slots
   const auto out = rope(x);

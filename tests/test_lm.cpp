@@ -9,6 +9,7 @@
 
 #include "g2c/core/errors.h"
 #include "g2c/lm/lm.h"
+#include "g2c/nn/device.h"
 #include "torch_test.h"
 
 using g2c::lm::CountsBigramLM;
@@ -37,26 +38,22 @@ std::vector<std::int64_t> repeated(std::vector<std::int64_t> pattern, std::int64
 
 // --- CountsBigramLM: construction ----------------------------------------------------------
 
-TEST_CASE("counts_table_shape", "[clean]") {
+TEST_CASE("counts_construction_table_shape", "[clean]") {
   CountsBigramLM model(10);
   CHECK(model->counts.sizes() == torch::IntArrayRef({10, 10}));
+  CHECK(model->counts.scalar_type() == torch::kLong);  // counts are integers (int64)
 }
 
-TEST_CASE("counts_table_is_int64", "[clean]") {
-  CountsBigramLM model(10);
-  CHECK(model->counts.scalar_type() == torch::kLong);
-}
-
-TEST_CASE("counts_start_at_zero", "[clean]") {
+TEST_CASE("counts_construction_starts_zero", "[clean]") {
   CountsBigramLM model(10);
   CHECK(model->counts.sum().item<std::int64_t>() == 0);
 }
 
-TEST_CASE("counts_context_length_is_one", "[clean]") {
+TEST_CASE("counts_construction_context_length", "[clean]") {
   CHECK(CountsBigramLM(10)->context_length == 1);
 }
 
-TEST_CASE("counts_default_smoothing", "[clean]") {
+TEST_CASE("counts_construction_default_smoothing", "[clean]") {
   CHECK(CountsBigramLM(10)->smoothing == 1.0);
 }
 
@@ -114,13 +111,13 @@ TEST_CASE("counts_logits_are_log_probs") {
   CHECK(close(logits.exp().sum(-1), torch::ones({10}), 1e-5));
 }
 
-TEST_CASE("counts_smoothing_leaves_no_zero_probability") {
+TEST_CASE("counts_logits_smoothing_no_zero_probability") {
   CountsBigramLM model(10, 1.0);
   model->fit(torch::tensor({0, 1, 0, 1}, torch::kLong));
   CHECK((model->logits(torch::arange(10, torch::kLong)).exp() > 0).all().item<bool>());
 }
 
-TEST_CASE("counts_no_smoothing_unseen_is_neg_inf") {
+TEST_CASE("counts_logits_no_smoothing_zero_for_unseen") {
   CountsBigramLM model(5, 0.0);
   model->fit(torch::tensor({0, 1, 0, 1}, torch::kLong));
   const auto row = model->logits(torch::tensor({0}, torch::kLong))[0];
@@ -129,7 +126,7 @@ TEST_CASE("counts_no_smoothing_unseen_is_neg_inf") {
   CHECK(row[2].exp().item<double>() == 0.0);
 }
 
-TEST_CASE("counts_uniform_when_unfit_with_smoothing") {
+TEST_CASE("counts_logits_uniform_when_unfit_with_smoothing") {
   CountsBigramLM model(8, 1.0);
   const auto logits = model->logits(torch::tensor({0, 3}, torch::kLong));
   CHECK(close(logits, torch::full({2, 8}, std::log(1.0 / 8.0)), 1e-6));
@@ -152,11 +149,11 @@ TEST_CASE("neural_bigram_construction", "[clean]") {
   CHECK(model->embedding_dim == 8);
 }
 
-TEST_CASE("neural_bigram_context_length_is_one", "[clean]") {
+TEST_CASE("neural_bigram_context_length", "[clean]") {
   CHECK(NeuralBigramLM(10, 8)->context_length == 1);
 }
 
-TEST_CASE("neural_bigram_has_three_parameters", "[clean]") {
+TEST_CASE("neural_bigram_parameters_count", "[clean]") {
   CHECK(NeuralBigramLM(10, 8)->parameters().size() == 3);
 }
 
@@ -166,13 +163,13 @@ TEST_CASE("neural_bigram_forward_shape") {
         torch::IntArrayRef({4, 10}));
 }
 
-TEST_CASE("neural_bigram_forward_2d") {
+TEST_CASE("neural_bigram_forward_accepts_2d_context") {
   NeuralBigramLM model(10, 8);
   CHECK(model->forward(torch::tensor({{1}, {2}, {3}}, torch::kLong)).sizes() ==
         torch::IntArrayRef({3, 10}));
 }
 
-TEST_CASE("neural_bigram_gradients") {
+TEST_CASE("neural_bigram_forward_routes_gradients") {
   NeuralBigramLM model(10, 8);
   const auto logits = model->forward(torch::tensor({1, 2, 3}, torch::kLong));
   torch::nn::functional::cross_entropy(logits, torch::tensor({2, 3, 4}, torch::kLong)).backward();
@@ -190,6 +187,10 @@ TEST_CASE("neural_bigram_logits_alias") {
 
 // --- MLPLanguageModel ------------------------------------------------------------------------
 
+TEST_CASE("mlp_construction", "[clean]") {
+  CHECK_NOTHROW(MLPLanguageModel(10, 2, 4, 8));
+}
+
 TEST_CASE("mlp_construction_stores_args", "[clean]") {
   MLPLanguageModel model(20, 3, 8, 32);
   CHECK(model->vocab_size == 20);
@@ -198,7 +199,7 @@ TEST_CASE("mlp_construction_stores_args", "[clean]") {
   CHECK(model->hidden_dim == 32);
 }
 
-TEST_CASE("mlp_has_five_parameters", "[clean]") {
+TEST_CASE("mlp_parameters_count", "[clean]") {
   CHECK(MLPLanguageModel(20, 3, 8, 32)->parameters().size() == 5);
 }
 
@@ -208,14 +209,14 @@ TEST_CASE("mlp_forward_shape") {
         torch::IntArrayRef({5, 20}));
 }
 
-TEST_CASE("mlp_forward_context_three") {
+TEST_CASE("mlp_forward_shape_context_length_3") {
   MLPLanguageModel model(20, 3, 8, 32);
   const auto logits = model->forward(torch::tensor({{1, 2, 3}}, torch::kLong));
   CHECK(logits.sizes() == torch::IntArrayRef({1, 20}));
   CHECK(torch::isfinite(logits).all().item<bool>());
 }
 
-TEST_CASE("mlp_gradients") {
+TEST_CASE("mlp_forward_routes_gradients") {
   MLPLanguageModel model(20, 3, 8, 32);
   const auto logits = model->forward(torch::randint(0, 20, {4, 3}, torch::kLong));
   torch::nn::functional::cross_entropy(logits, torch::tensor({0, 1, 2, 3}, torch::kLong))
@@ -226,7 +227,7 @@ TEST_CASE("mlp_gradients") {
   }
 }
 
-TEST_CASE("mlp_position_sensitive") {
+TEST_CASE("mlp_forward_position_sensitive") {
   torch::manual_seed(0);
   MLPLanguageModel model(10, 2, 8, 16);
   const auto forward = model->forward(torch::tensor({{3, 7}}, torch::kLong));
@@ -242,14 +243,14 @@ TEST_CASE("get_batch_shapes", "[clean]") {
   CHECK(batch.y.sizes() == torch::IntArrayRef({16}));
 }
 
-TEST_CASE("targets_immediately_follow_context", "[clean]") {
+TEST_CASE("get_batch_targets_immediately_follow_context", "[clean]") {
   // With ids = 0, 1, 2, ... a window starting at s is s .. s+N-1 and its target is s+N.
   const auto batch = g2c::lm::get_batch(torch::arange(100, torch::kLong), 4, 32, seeded(1));
   CHECK(torch::equal(batch.y, batch.x.select(1, 3) + 1));
   CHECK(torch::equal(batch.x.select(1, 1), batch.x.select(1, 0) + 1));
 }
 
-TEST_CASE("too_short_raises", "[clean]") {
+TEST_CASE("get_batch_too_short_raises", "[clean]") {
   CHECK_THROWS_AS(g2c::lm::get_batch(torch::arange(3, torch::kLong), 3, 4), g2c::ValueError);
 }
 
@@ -264,7 +265,7 @@ TEST_CASE("perplexity_returns_float") {
   CHECK(value >= 1.0);
 }
 
-TEST_CASE("perplexity_uniform_model_equals_vocab_size") {
+TEST_CASE("perplexity_uniform_model_matches_vocab_size") {
   CountsBigramLM model(12, 1.0);  // unfit + smoothing: every row uniform
   const double value = g2c::lm::perplexity(model, random_ids(300, 12), 256, "cpu");
   CHECK(value == Approx(12.0).epsilon(1e-4));
@@ -294,7 +295,7 @@ TEST_CASE("perplexity_works_for_mlp") {
 
 // --- sample ----------------------------------------------------------------------------------
 
-TEST_CASE("sample_length_is_prompt_plus_num_tokens") {
+TEST_CASE("sample_length") {
   NeuralBigramLM model(10, 8);
   CHECK(g2c::lm::sample(model, {1, 2}, 7, 1.0, seeded(0), "cpu").size() == 9);
 }
@@ -306,7 +307,7 @@ TEST_CASE("sample_preserves_prompt") {
         std::vector<std::int64_t>{4, 2, 9});
 }
 
-TEST_CASE("sample_tokens_in_range") {
+TEST_CASE("sample_token_range") {
   NeuralBigramLM model(10, 8);
   for (const auto id : g2c::lm::sample(model, {0}, 50, 1.0, seeded(0), "cpu")) {
     CHECK(id >= 0);
@@ -335,7 +336,7 @@ TEST_CASE("sample_short_prompt_raises_for_mlp") {
 
 // --- train_lm --------------------------------------------------------------------------------
 
-TEST_CASE("train_lm_returns_both_keys") {
+TEST_CASE("train_lm_returns_dict_with_expected_keys") {
   NeuralBigramLM model(10, 8);
   const auto record = g2c::lm::train_lm(
       model, random_ids(200, 10), random_ids(50, 10, 1),
@@ -344,7 +345,7 @@ TEST_CASE("train_lm_returns_both_keys") {
   CHECK_FALSE(record.val_perplexities.empty());
 }
 
-TEST_CASE("train_lm_logs_every_n_steps") {
+TEST_CASE("train_lm_records_at_log_every") {
   NeuralBigramLM model(10, 8);
   const auto record = g2c::lm::train_lm(
       model, random_ids(200, 10), std::nullopt,
