@@ -62,8 +62,9 @@ class MultiHeadAttentionImpl : public g2c::nn::Module {
   /// of forward() on the whole sequence. ValueError for a non-causal layer or more than one token.
   torch::Tensor forward_cached(const torch::Tensor& x, LayerKVCache& cache);
 
-  /// Boolean (T, T), true = blocked (strictly above the diagonal), as in module 07.
-  static torch::Tensor causal_mask(std::int64_t seq_len, torch::Device device = torch::kCPU);
+  /// Boolean (T, T), true = blocked (strictly above the diagonal), built on `device`, as in
+  /// module 07. Example: causal_mask(T, x.device()).
+  static torch::Tensor causal_mask(std::int64_t seq_len, torch::Device device);
 
   /// ValueError unless x is (B, T, D) with this layer's D.
   void check_input(const torch::Tensor& x) const;

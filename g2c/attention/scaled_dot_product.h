@@ -9,9 +9,11 @@
 
 namespace g2c::attention {
 
-/// Boolean (T, T) mask, true = blocked: position i may not look at j > i.
-/// Example: causal_mask(3) -> [[F, T, T], [F, F, T], [F, F, F]].
-torch::Tensor causal_mask(std::int64_t seq_len, torch::Device device = torch::kCPU);
+/// Boolean (T, T) mask, true = blocked: position i may not look at j > i. Built directly on
+/// `device`, which has no default: pass the device of the scores it will mask (`x.device()`), so
+/// that the same code runs on CPU, CUDA and MPS.
+/// Example: causal_mask(3, torch::kCPU) -> [[F, T, T], [F, F, T], [F, F, F]].
+torch::Tensor causal_mask(std::int64_t seq_len, torch::Device device);
 
 /// softmax(q kᵀ / √d, masked) v for q (..., T_q, d), k and v (..., T_k, d); returns
 /// {output (..., T_q, d_v), weights (..., T_q, T_k)}. Cross-attention is the same call with keys

@@ -41,9 +41,10 @@ class SelfAttentionImpl : public g2c::nn::Module {
   /// causal = true everything above the diagonal is 0.
   torch::Tensor attention_weights(const torch::Tensor& x);
 
-  /// Boolean (T, T), true = blocked (strictly above the diagonal). Example for T = 3:
-  /// [[F, T, T], [F, F, T], [F, F, F]].
-  static torch::Tensor causal_mask(std::int64_t seq_len, torch::Device device = torch::kCPU);
+  /// Boolean (T, T), true = blocked (strictly above the diagonal), built on `device` (no
+  /// default: pass x.device(), or the mask stays on the CPU while x is on a GPU).
+  /// Example: causal_mask(3, x.device()) -> [[F, T, T], [F, F, T], [F, F, F]].
+  static torch::Tensor causal_mask(std::int64_t seq_len, torch::Device device);
 
   /// ValueError unless x is (B, T, D) with this layer's D.
   void check_input(const torch::Tensor& x) const;

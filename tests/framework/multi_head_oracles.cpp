@@ -46,9 +46,9 @@ TEST_CASE("multi_head_matches_torch_multihead_attention", "[attention]") {
   // LibTorch's C++ layer adds attn_mask to the scores, so it takes -inf where ours says blocked.
   torch::Tensor blocked;
   if (causal) {
-    blocked =
-        torch::zeros({6, 6}, torch::kDouble)
-            .masked_fill(g2c::attention::causal_mask(6), -std::numeric_limits<double>::infinity());
+    blocked = torch::zeros({6, 6}, torch::kDouble)
+                  .masked_fill(g2c::attention::causal_mask(6, torch::kCPU),
+                               -std::numeric_limits<double>::infinity());
   }
   auto [their_output, their_weights] =
       theirs->forward(xt, xt, xt, /*key_padding_mask=*/torch::Tensor(), /*need_weights=*/true,
@@ -93,8 +93,8 @@ TEST_CASE("padding_and_causal_masks_combine", "[attention]") {
   const auto q = torch::randn({2, 2, 5, 4}), k = torch::randn({2, 2, 5, 4}),
              v = torch::randn({2, 2, 5, 4});
   auto padding = torch::zeros({2, 1, 1, 5}, torch::kBool);
-  padding.index_put_({0, 0, 0, Slice(3, 5)}, true);            // sequence 0 has 3 real tokens
-  const auto mask = g2c::attention::causal_mask(5) | padding;  // (B, 1, T, T)
+  padding.index_put_({0, 0, 0, Slice(3, 5)}, true);  // sequence 0 has 3 real tokens
+  const auto mask = g2c::attention::causal_mask(5, torch::kCPU) | padding;  // (B, 1, T, T)
   auto [output, weights] = g2c::attention::scaled_dot_product_attention(q, k, v, mask);
   CHECK(weights.index({0, Slice(), Slice(), Slice(3, 5)}).abs().max().item<double>() ==
         0.0);                                                             // no padding key used
