@@ -1,11 +1,16 @@
 // Module 05 course tests: token, learned, sinusoidal and rotary embeddings, and the similarity and
-// skip-gram helpers, one for one with the Python edition's tests/test_embeddings.py. Tests tagged
+// skip-gram helpers, one for one with the Python edition's tests/test_embeddings.py, plus
+// embeddings_match_cpu_on_accelerator of this edition (tests/course_tests.txt). Tests tagged
 // [clean] pass on the scaffold.
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <torch/torch.h>
 
@@ -319,5 +324,41 @@ TEST_CASE("analogy_uses_vector_arithmetic") {
     CHECK(word != "king");
     CHECK(word != "man");
     CHECK(word != "woman");
+  }
+}
+
+// ---- On an accelerator ----------------------------------------------------------------------
+
+// An addition of this edition, run where CUDA or MPS exists: every embedding on the accelerator
+// must match the CPU. A table or an index built on the CPU inside forward fails here.
+TEST_CASE("embeddings_match_cpu_on_accelerator", "[accelerator]") {
+  const std::optional<torch::Device> device = g2c::testing::accelerator_device();
+  if (!device) G2C_SKIP(g2c::testing::kNoAccelerator);
+  INFO("on " << *device
+             << ": every tensor your code creates must live on the device of its "
+                "input or of the module's weights (torch::arange(T, x.device()), ...)");
+  torch::manual_seed(0);
+  TokenEmbedding tokens(50, 8);
+  LearnedPositionalEmbedding learned(16, 8);
+  SinusoidalPositionalEmbedding sinusoidal(16, 8);
+  RotaryEmbedding rope(16, 8);
+  const auto ids = torch::randint(0, 50, {2, 10}, torch::kLong);
+  const auto x = torch::randn({2, 10, 8});
+  const auto tokens_cpu = tokens(ids), learned_cpu = learned(10), sinusoidal_cpu = sinusoidal(10),
+             rope_cpu = rope(x), unit_cpu = g2c::embeddings::normalized(x);
+  tokens->to(*device);
+  learned->to(*device);
+  sinusoidal->to(*device);
+  rope->to(*device);
+  const std::vector<std::pair<std::string, std::pair<torch::Tensor, torch::Tensor>>> outputs{
+      {"TokenEmbedding", {tokens(ids.to(*device)), tokens_cpu}},
+      {"LearnedPositionalEmbedding", {learned(10), learned_cpu}},
+      {"SinusoidalPositionalEmbedding", {sinusoidal(10), sinusoidal_cpu}},
+      {"RotaryEmbedding", {rope(x.to(*device)), rope_cpu}},
+      {"normalized", {g2c::embeddings::normalized(x.to(*device)), unit_cpu}}};
+  for (const auto& [name, pair] : outputs) {
+    INFO(name);
+    CHECK(pair.first.device() == *device);
+    CHECK(close(pair.first.cpu(), pair.second, 1e-5));
   }
 }

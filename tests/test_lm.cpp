@@ -1,9 +1,12 @@
 // Module 06 course tests: language models, batching, perplexity, sampling and the training loop,
-// one for one with the Python edition's tests/test_lm.py. Tests tagged [clean] pass on the
-// scaffold.
+// one for one with the Python edition's tests/test_lm.py, plus
+// language_models_match_cpu_on_accelerator of this edition (tests/course_tests.txt). Tests tagged
+// [clean] pass on the scaffold.
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <set>
+#include <string>
 
 #include <torch/torch.h>
 
@@ -394,4 +397,64 @@ TEST_CASE("train_lm_works_for_mlp") {
                                             .generator(seeded(0))
                                             .device("cpu"));
   CHECK(record.train_losses.back() < 0.7 * record.train_losses.front());
+}
+
+// --- On an accelerator -----------------------------------------------------------------------
+
+// An addition of this edition, run where CUDA or MPS exists: the three models, perplexity and
+// train_lm on the accelerator must match the CPU. A tensor your code leaves on the CPU (a
+// torch::ones for the counts, an index, a target) fails here.
+TEST_CASE("language_models_match_cpu_on_accelerator", "[accelerator]") {
+  const std::optional<torch::Device> device = g2c::testing::accelerator_device();
+  if (!device) G2C_SKIP(g2c::testing::kNoAccelerator);
+  const std::string there = g2c::nn::device_name(*device);
+  INFO("on " << there
+             << ": every tensor your code creates must live on the model's device "
+                "(the ids, contexts and targets moved with .to(device), new tensors made there)");
+  const auto ids = random_ids(120, 8, 3);
+  const auto contexts = torch::tensor({{1, 2}, {3, 4}, {5, 6}}, torch::kLong);
+  {
+    INFO("CountsBigramLM: fit and logits");
+    CountsBigramLM on_cpu(8), moved(8);
+    on_cpu->fit(ids);
+    moved->to(*device);
+    moved->fit(ids.to(*device));
+    CHECK(torch::equal(moved->counts.cpu(), on_cpu->counts));
+    CHECK(close(moved->logits(contexts.select(1, 1).to(*device)).cpu(),
+                on_cpu->logits(contexts.select(1, 1)), 1e-5));
+  }
+  {
+    INFO("NeuralBigramLM and MLPLanguageModel: forward and perplexity");
+    torch::manual_seed(0);
+    NeuralBigramLM bigram(8, 4);
+    MLPLanguageModel mlp(8, 2, 4, 16);
+    const auto bigram_cpu = bigram(contexts.select(1, 1));
+    const auto mlp_cpu = mlp(contexts);
+    const double bigram_perplexity = g2c::lm::perplexity(bigram, ids, 16, "cpu");
+    const double mlp_perplexity = g2c::lm::perplexity(mlp, ids, 16, "cpu");
+    bigram->to(*device);
+    mlp->to(*device);
+    CHECK(close(bigram(contexts.select(1, 1).to(*device)).cpu(), bigram_cpu, 1e-5));
+    CHECK(close(mlp(contexts.to(*device)).cpu(), mlp_cpu, 1e-5));
+    CHECK(g2c::lm::perplexity(bigram, ids, 16, there) == Approx(bigram_perplexity).epsilon(1e-4));
+    CHECK(g2c::lm::perplexity(mlp, ids, 16, there) == Approx(mlp_perplexity).epsilon(1e-4));
+  }
+  {
+    INFO("train_lm: the same batches give the same losses");
+    auto train = [&](const std::string& where) {
+      torch::manual_seed(0);
+      MLPLanguageModel model(8, 2, 4, 16);
+      return g2c::lm::train_lm(
+          model, ids, ids,
+          TrainLMOptions().num_steps(10).log_every(5).batch_size(8).generator(seeded(4)).device(
+              where));
+    };
+    const auto on_cpu = train("cpu");
+    const auto moved = train(there);
+    REQUIRE(moved.train_losses.size() == on_cpu.train_losses.size());
+    for (std::size_t i = 0; i < moved.train_losses.size(); ++i) {
+      CHECK(moved.train_losses[i] == Approx(on_cpu.train_losses[i]).epsilon(1e-4));
+      CHECK(moved.val_perplexities[i] == Approx(on_cpu.val_perplexities[i]).epsilon(1e-4));
+    }
+  }
 }

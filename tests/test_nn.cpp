@@ -1,6 +1,10 @@
-// Module 03 course tests: g2c/nn, one for one with the Python edition's tests/test_nn.py.
-// Tests tagged [clean] pass on the scaffold; the rest pass once the TODOs are written.
+// Module 03 course tests: g2c/nn, one for one with the Python edition's tests/test_nn.py, plus
+// module_to_cuda_moves_parameters and training_step_matches_cpu_on_accelerator of this edition
+// (tests/course_tests.txt). Tests tagged [clean] pass on the scaffold; the rest pass once the
+// TODOs are written.
 #include <cmath>
+#include <optional>
+#include <vector>
 
 #include <torch/torch.h>
 
@@ -281,4 +285,47 @@ TEST_CASE("train_linear_regression") {
   CHECK(losses.size() == 500);
   CHECK(model->W.item<double>() == Approx(3.0).margin(0.05));
   CHECK(model->b.item<double>() == Approx(2.0).margin(0.05));
+}
+
+// --- On an accelerator -------------------------------------------------------------------------
+
+// An addition of this edition, run where CUDA or MPS exists: one training step of a small network
+// on the accelerator must match the same step on the CPU. Any tensor a layer, the loss or the
+// optimizer creates on the CPU (torch::zeros({n}) without the input's device) fails here.
+TEST_CASE("training_step_matches_cpu_on_accelerator", "[accelerator]") {
+  const std::optional<torch::Device> device = g2c::testing::accelerator_device();
+  if (!device) G2C_SKIP(g2c::testing::kNoAccelerator);
+  INFO("on " << *device
+             << ": every tensor your code creates must live on its input's device "
+                "(torch::zeros_like(x), or .device(x.device()) in the options)");
+  struct Step {
+    torch::Tensor logits, loss;
+    std::vector<torch::Tensor> parameters;
+  };
+  auto train_step = [](torch::Device where) {
+    torch::manual_seed(0);
+    Sequential model(Linear(4, 8), Tanh(), Linear(8, 8), ReLU(), Linear(8, 3), Sigmoid());
+    const torch::Tensor x = torch::randn({16, 4});
+    const torch::Tensor targets = torch::randint(0, 3, {16}, torch::kLong);
+    model->to(where);
+    const torch::Tensor logits = model(x.to(where));
+    const torch::Tensor loss = CrossEntropyLoss()(logits, targets.to(where)) +
+                               MSELoss()(logits, torch::full_like(logits, 0.5));
+    SGD sgd(model->parameters(), /*lr=*/0.1, /*weight_decay=*/0.01);
+    sgd.zero_grad();
+    loss.backward();
+    sgd.step();
+    Step step{logits.detach().cpu(), loss.detach().cpu(), {}};
+    for (const auto& p : model->parameters()) step.parameters.push_back(p.detach().cpu());
+    return step;
+  };
+  const Step on_cpu = train_step(torch::kCPU);
+  const Step there = train_step(*device);
+  CHECK(close(there.logits, on_cpu.logits, 1e-4));
+  CHECK(close(there.loss, on_cpu.loss, 1e-4));
+  REQUIRE(there.parameters.size() == on_cpu.parameters.size());
+  for (std::size_t i = 0; i < there.parameters.size(); ++i) {
+    INFO("parameter " << i << " after the SGD step");
+    CHECK(close(there.parameters[i], on_cpu.parameters[i], 1e-4));
+  }
 }
