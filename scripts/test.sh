@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh clone to a verdict:
 #   setup (whatever is missing) -> build student and reference -> every test of the reference
-#   build passes -> the student build's scaffold invariant holds (course tests and checks) -> every
+#   build passes -> the student build's scaffold invariant holds (course tests and checks) -> the
+#   course tests are those of tests/course_tests.txt, under the Python edition's names -> every
 #   student file has its solutions twin and vice versa -> formatting -> exercise smoke runs ->
 #   tokenizer under sanitizers.
 # Logs go to build/test-logs/. Exits non-zero on any deviation; the last line is the summary.
@@ -61,6 +62,10 @@ python3 scripts/course_results.py run build/student "$logs/student.xml" -L 'cour
 step scaffold-invariant python3 scripts/course_results.py scaffold build/student "$logs/student.xml"
 grep '^  scaffold ' "$logs/scaffold-invariant.log"
 count "$logs/scaffold-invariant.log"
+
+echo "test: course test names and statuses (tests/course_tests.txt, the Python edition's names)"
+step course-test-names python3 scripts/check_course_tests.py build/reference build/student
+grep -E '^  (python names|COURSE-TESTS)' "$logs/course-test-names.log"
 
 echo "test: project checks"
 step solution-twins scripts/check_twins.sh
