@@ -19,6 +19,8 @@ set(G2C_COURSE_FILES
   "03  nn         nn/cross_entropy"
   "03  nn         nn/sgd"
   "03b nn         nn/adamw"
+  "03b training   training/clip"
+  "03b training   training/schedule"
   "03  nn         nn/training"
   "04  tokenizer  tokenizer/bpe"
   "05  embeddings embeddings/token_embedding"

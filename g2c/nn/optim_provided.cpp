@@ -5,7 +5,8 @@
 
 namespace g2c::nn {
 
-Optimizer::Optimizer(std::vector<torch::Tensor> params) : params_(std::move(params)) {
+Optimizer::Optimizer(std::vector<torch::Tensor> params, double lr_)
+    : lr(lr_), params_(std::move(params)) {
   for (std::size_t i = 0; i < params_.size(); ++i) {
     if (!params_[i].defined())
       throw ValueError(fmt::format("optimizer parameter {} is undefined", i));
@@ -21,26 +22,34 @@ void Optimizer::zero_grad() {
   }
 }
 
+// The checks are written `!(x >= 0)` so that NaN is rejected too.
 SGD::SGD(std::vector<torch::Tensor> params, double lr_, double weight_decay_)
-    : Optimizer(std::move(params)), lr(lr_), weight_decay(weight_decay_) {
-  if (lr < 0) throw ValueError(fmt::format("SGD: learning rate must be >= 0, got {}", lr));
-  if (weight_decay < 0)
+    : Optimizer(std::move(params), lr_), weight_decay(weight_decay_) {
+  if (!(lr >= 0)) throw ValueError(fmt::format("SGD: learning rate must be >= 0, got {}", lr));
+  if (!(weight_decay >= 0))
     throw ValueError(fmt::format("SGD: weight_decay must be >= 0, got {}", weight_decay));
 }
 
-AdamW::AdamW(std::vector<torch::Tensor> params, double lr_, std::pair<double, double> betas_,
+AdamW::AdamW(std::vector<torch::Tensor> params, double lr_, std::pair<double, double> betas,
              double eps_, double weight_decay_)
-    : Optimizer(std::move(params)), lr(lr_), betas(betas_), eps(eps_), weight_decay(weight_decay_) {
-  if (lr < 0) throw ValueError(fmt::format("AdamW: learning rate must be >= 0, got {}", lr));
-  if (betas.first < 0 || betas.first >= 1 || betas.second < 0 || betas.second >= 1) {
-    throw ValueError(
-        fmt::format("AdamW: betas must lie in [0, 1), got ({}, {})", betas.first, betas.second));
+    : Optimizer(std::move(params), lr_),
+      beta1(betas.first),
+      beta2(betas.second),
+      eps(eps_),
+      weight_decay(weight_decay_) {
+  if (!(lr >= 0)) throw ValueError(fmt::format("AdamW: learning rate must be >= 0, got {}", lr));
+  if (!(beta1 >= 0 && beta1 < 1) || !(beta2 >= 0 && beta2 < 1)) {
+    throw ValueError(fmt::format("AdamW: betas must lie in [0, 1), got ({}, {})", beta1, beta2));
   }
-  if (eps < 0) throw ValueError(fmt::format("AdamW: eps must be >= 0, got {}", eps));
-  steps.assign(params_.size(), 0);
+  if (!(eps >= 0)) throw ValueError(fmt::format("AdamW: eps must be >= 0, got {}", eps));
+  if (!(weight_decay >= 0))
+    throw ValueError(fmt::format("AdamW: weight_decay must be >= 0, got {}", weight_decay));
+  m.reserve(params_.size());
+  v.reserve(params_.size());
   for (const auto& p : params_) {
-    exp_avg.push_back(torch::zeros_like(p, torch::MemoryFormat::Preserve));
-    exp_avg_sq.push_back(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+    // Same shape, dtype, device and memory layout as the parameter (and no requires_grad).
+    m.push_back(torch::zeros_like(p, torch::MemoryFormat::Preserve));
+    v.push_back(torch::zeros_like(p, torch::MemoryFormat::Preserve));
   }
 }
 

@@ -1,5 +1,6 @@
-// Module 03 framework tests: the hand-written layers, loss and optimizers against LibTorch's own
-// implementations, float64 gradient checks, devices and bad input.
+// Module 03 framework tests: the hand-written layers, loss and SGD against LibTorch's own
+// implementations, float64 gradient checks, devices and bad input. (AdamW, module 03b, is checked
+// in training_oracles.cpp.)
 #include <cmath>
 
 #include <torch/torch.h>
@@ -119,23 +120,6 @@ TEST_CASE("sgd_matches_torch_optim_sgd_step_for_step", "[nn]") {
       });
   INFO("weight_decay " << weight_decay << ", max |difference| over 20 steps = " << worst);
   CHECK(worst < 1e-6);
-}
-
-TEST_CASE("adamw_matches_torch_optim_adamw_step_for_step", "[nn]") {
-  const double weight_decay = GENERATE(0.0, 0.01, 0.3);
-  const double worst = optimizer_divergence<AdamW, torch::optim::AdamW>(
-      25,
-      [&](auto params) {
-        return AdamW(params, 0.01, {0.9, 0.95}, 1e-8, weight_decay);
-      },
-      [&](auto params) {
-        return torch::optim::AdamW(params, torch::optim::AdamWOptions(0.01)
-                                               .betas({0.9, 0.95})
-                                               .eps(1e-8)
-                                               .weight_decay(weight_decay));
-      });
-  INFO("weight_decay " << weight_decay << ", max |difference| over 25 steps = " << worst);
-  CHECK(worst < 1e-5);
 }
 
 TEST_CASE("resolve_device_names_and_errors", "[nn]") {
