@@ -158,6 +158,10 @@ TEST_CASE("layer_norm_affine_applied") {
 }
 
 TEST_CASE("layer_norm_normalizes_each_position_independently") {
+  // The Python edition draws x unseeded. In float32, x + 100 keeps only ~1e-5 of the original
+  // detail, and for about 9 % of draws (177 of seeds 0-1999) the shifted slice misses the 1e-5
+  // tolerance even with a correct LayerNorm; seed 0 is well inside it (14 % of the tolerance).
+  torch::manual_seed(0);
   LayerNorm ln(4);
   const auto x1 = torch::randn({2, 3, 4});
   auto x2 = x1.clone();
@@ -554,8 +558,10 @@ TEST_CASE("transformer_lm_forward_cached_matches_full_forward") {
   for (std::int64_t t = 0; t < ids.size(1); ++t) {
     INFO("position " << t << ": max |cached - full| = "
                      << max_abs_diff(cached.select(1, t), full.select(1, t))
-                     << " (cached step t must use position row t of pos_embed and the same "
-                        "blocks, final LayerNorm and tied head as forward)");
+                     << ". forward_cached follows the lesson's recipe (pre-norm blocks, ln_final, "
+                        "the tied head, position row t): a difference already at position 0 "
+                        "points at Block::forward or TransformerLM::forward; one that starts "
+                        "later, at the positions");
     CHECK(py_allclose(cached.select(1, t), full.select(1, t), 1e-5));
   }
 }
@@ -591,7 +597,11 @@ TEST_CASE("transformer_lm_smoke_train") {
     loss = loss_fn(model(ids).reshape({-1, 10}), targets.reshape({-1}));
     loss.backward();
     torch::NoGradGuard no_grad;
-    for (auto& p : model->parameters()) p.sub_(lr * p.grad());
+    for (auto& named : model->named_parameters()) {
+      INFO("parameter " << named.key() << " got no gradient: is every sublayer used in forward?");
+      REQUIRE(named.value().grad().defined());
+      named.value().sub_(lr * named.value().grad());
+    }
   }
   const double final_loss = loss.item<double>();
   INFO("initial loss " << initial << ", after 30 SGD steps " << final_loss
