@@ -82,12 +82,12 @@ int main(int argc, char** argv) {
                       {"formula", formula},
                       {"untied", untied},
                       {"tying_saves_percent", saved},
-                      {"token_embedding", embeddings.back()},
-                      {"positions", positions.back()},
+                      {"token_embedding", model->token_embed->weight.numel()},
+                      {"positions", model->pos_embed->weight.numel()},
                       {"attention", attn},
                       {"feed_forward", ffn},
                       {"layer_norms", ln},
-                      {"head_bias", head.back()}});
+                      {"head_bias", model->head_bias.numel()}});
     }
     auto result = g2c::exercises::run_metadata("09_param_budget", options, device);
     result["config"] = {{"num_heads", num_heads}};
