@@ -35,6 +35,10 @@ set(G2C_COURSE_FILES
   "06  lm         lm/training"
   "07  attention  attention/self_attention"
   "08  attention  attention/multi_head"
+  "09  transformer transformer/layer_norm"
+  "09  transformer transformer/ffn"
+  "09  transformer transformer/block"
+  "09  transformer transformer/transformer_lm"
 )
 
 set(G2C_SOLUTIONS "" CACHE STRING

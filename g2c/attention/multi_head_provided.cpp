@@ -1,3 +1,5 @@
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "g2c/attention/multi_head.h"
@@ -7,16 +9,43 @@
 
 namespace g2c::attention {
 
-void LayerKVCache::append(const torch::Tensor& k_new, const torch::Tensor& v_new) {
-  if (!k_new.defined() || !v_new.defined() || k_new.dim() != 4 || k_new.sizes() != v_new.sizes()) {
+namespace {
+
+/// ValueError unless k and v are both defined, 4-D (B, H, T, d) and of equal shape.
+void check_kv_pair(const torch::Tensor& k, const torch::Tensor& v) {
+  if (!k.defined() || !v.defined() || k.dim() != 4 || k.sizes() != v.sizes()) {
     throw ValueError(fmt::format("LayerKVCache: k and v must both be (B, H, T, d); got k {}, v {}",
-                                 k_new.defined() ? describe_shape(k_new) : "undefined",
-                                 v_new.defined() ? describe_shape(v_new) : "undefined"));
+                                 k.defined() ? describe_shape(k) : "undefined",
+                                 v.defined() ? describe_shape(v) : "undefined"));
+  }
+  if (k.device() != v.device() || k.scalar_type() != v.scalar_type()) {
+    throw ValueError(
+        fmt::format("LayerKVCache: k and v must share device and dtype; got k {} {}, "
+                    "v {} {}",
+                    k.device().str(), c10::toString(k.scalar_type()), v.device().str(),
+                    c10::toString(v.scalar_type())));
+  }
+}
+
+}  // namespace
+
+LayerKVCache::LayerKVCache(torch::Tensor k_, torch::Tensor v_)
+    : k(std::move(k_)), v(std::move(v_)) {
+  if (k.defined() || v.defined()) check_kv_pair(k, v);
+}
+
+LayerKVCache& LayerKVCache::append(const torch::Tensor& k_new, const torch::Tensor& v_new) {
+  check_kv_pair(k_new, v_new);
+  if (k.defined() != v.defined()) {
+    throw ValueError(fmt::format(
+        "LayerKVCache holds k {} but v {}: set both or neither (clear() empties the cache)",
+        k.defined() ? describe_shape(k) : "undefined",
+        v.defined() ? describe_shape(v) : "undefined"));
   }
   if (!k.defined()) {
     k = k_new;
     v = v_new;
-    return;
+    return *this;
   }
   const bool same_layout =
       k_new.size(0) == k.size(0) && k_new.size(1) == k.size(1) && k_new.size(3) == k.size(3);
@@ -32,6 +61,7 @@ void LayerKVCache::append(const torch::Tensor& k_new, const torch::Tensor& v_new
   }
   k = torch::cat({k, k_new}, /*dim=*/2);  // (B, H, T + T_new, d)
   v = torch::cat({v, v_new}, /*dim=*/2);
+  return *this;
 }
 
 void LayerKVCache::clear() {

@@ -1,0 +1,40 @@
+#include "g2c/transformer/kv_cache.h"
+
+#include <string>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "g2c/core/errors.h"
+
+namespace g2c::transformer {
+
+KVCache KVCache::empty(std::int64_t num_layers) {
+  if (num_layers <= 0) {
+    throw ValueError(fmt::format("KVCache::empty needs num_layers > 0, got {}", num_layers));
+  }
+  KVCache cache;
+  cache.layers.resize(static_cast<std::size_t>(num_layers));
+  return cache;
+}
+
+std::int64_t KVCache::length() const {
+  if (layers.empty()) return 0;
+  std::vector<std::int64_t> lengths;
+  for (const auto& layer : layers) lengths.push_back(layer.length());
+  for (const auto length : lengths) {
+    if (length != lengths.front()) {
+      throw ValueError(fmt::format(
+          "KV cache layers have inconsistent lengths [{}]: every layer must hold the same "
+          "positions (clear() the cache and start the sequence again)",
+          fmt::join(lengths, ", ")));
+    }
+  }
+  return lengths.front();
+}
+
+void KVCache::clear() {
+  for (auto& layer : layers) layer.clear();
+}
+
+}  // namespace g2c::transformer
