@@ -175,6 +175,9 @@ def command_grade(build, junit, out_dir):
     handle, temporary = tempfile.mkstemp(dir=out_dir, suffix=".json")
     with os.fdopen(handle, "w", encoding="utf-8") as stream:
         json.dump(document, stream, indent=2)
+    mask = os.umask(0)  # mkstemp makes the file 0600; the result is for others to read too
+    os.umask(mask)
+    os.chmod(temporary, 0o666 & ~mask)
     os.replace(temporary, os.path.join(out_dir, "results.json"))
     print(f"wrote {os.path.join(out_dir, 'results.json')} and {junit}")
     return 0

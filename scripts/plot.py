@@ -128,6 +128,14 @@ def draw_heatmaps(fig, document, figure):
         ax.set_ylabel(panel.get("ylabel", ""))
 
 
+def readable_mode():
+    """What a plain open() would give a new file here (0644 under the usual umask 022): mkstemp's
+    private 0600 is right for a temporary file, not for a result someone else may read."""
+    mask = os.umask(0)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
 def render(document, figure, out_dir):
     if not isinstance(figure, dict) or "file" not in figure or "kind" not in figure:
         raise FigureError("every figure needs a 'file' and a 'kind'")
@@ -153,6 +161,7 @@ def render(document, figure, out_dir):
     os.close(handle)
     try:
         fig.savefig(temporary, dpi=figure.get("dpi", 120))
+        os.chmod(temporary, readable_mode())
         os.replace(temporary, path)
     finally:
         plt.close(fig)

@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
-#include "exercises/common/data.h"
+#include "exercises/common/corpus.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/progress.h"
 #include "g2c/lm/lm.h"
@@ -28,7 +28,6 @@ struct Config {
   std::int64_t batch_size = 128;
   double lr = 0.5;
   std::int64_t log_every = 250;
-  double val_fraction = 0.1;          // the last 10% of the ids
   std::int64_t curve_tokens = 20000;  // validation tokens behind each point of the curves
   std::int64_t sample_tokens = 200;
   double temperature = 0.8;
@@ -38,22 +37,17 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+/// The corpus at one token level, with its tokenizer; the split is the exercises' one rule.
 struct Split {
   g2c::tokenizer::TextTokenizer tokenizer;
-  torch::Tensor train;  // (N_train) int64
-  torch::Tensor val;    // (N_val) int64
+  torch::Tensor train;  // (N_train) int64: the first 90 % of the ids
+  torch::Tensor val;    // (N_val) int64: the rest
 };
 
-Split tokenize(const std::string& kind, const std::string& text, const Config& config) {
-  auto tokenizer =
-      kind == "bpe"
-          ? g2c::tokenizer::shakespeare_or_characters(text,
-                                                      static_cast<std::size_t>(config.bpe_vocab))
-          : g2c::tokenizer::TextTokenizer::from_chars(g2c::tokenizer::CharTokenizer(text));
-  const auto ids = torch::tensor(tokenizer.encode(text), torch::kLong);
-  const auto split =
-      static_cast<std::int64_t>(static_cast<double>(ids.numel()) * (1.0 - config.val_fraction));
-  return {std::move(tokenizer), ids.narrow(0, 0, split), ids.narrow(0, split, ids.numel() - split)};
+Split tokenize(const std::string& kind, const Config& config) {
+  auto corpus =
+      g2c::exercises::tinyshakespeare_corpus(kind, static_cast<std::size_t>(config.bpe_vocab));
+  return {*corpus.tokenizer, corpus.train, corpus.val};
 }
 
 /// The sample every model continues: the first N tokens of the validation text.
@@ -205,7 +199,6 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   return g2c::exercises::run(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
-    const std::string text = g2c::exercises::load_tinyshakespeare();
     auto result = g2c::exercises::run_metadata("06_language_models", options, device);
     result["config"] = {{"tokenizers", config.tokenizers},
                         {"bpe_vocab", config.bpe_vocab},
@@ -217,7 +210,7 @@ int main(int argc, char** argv) {
                         {"lr", config.lr},
                         {"steps", options.steps},
                         {"log_every", config.log_every},
-                        {"val_fraction", config.val_fraction},
+                        {"val_fraction", 0.1},
                         {"curve_tokens", config.curve_tokens},
                         {"sample_tokens", config.sample_tokens},
                         {"temperature", config.temperature}};
@@ -226,7 +219,7 @@ int main(int argc, char** argv) {
 
     std::vector<std::string> levels;
     for (const auto& kind : config.tokenizers) {
-      const Split split = tokenize(kind, text, config);
+      const Split split = tokenize(kind, config);
       if (kind == "bpe" && !split.tokenizer.is_bpe()) {
         fmt::print(
             "\nbpe: the ShakespeareTokenizer artifact is missing (scripts/setup.sh builds it); "

@@ -1,163 +1,220 @@
-// Exercise 07.3 — strip the mask. The same tiny attention-only language model is trained twice,
-// causal = true and causal = false. Without the mask, position t reads token t + 1, the very
-// token it must predict: its training loss collapses towards 0 while what it generates is
-// garbage. With the mask the loss stays honest. Both runs' curves go to one JSON file and plot.
+// Exercise 07.3 — strip the mask, the course's main experiment.
+//
+// One tiny attention-only language model (exercises/common/tiny_lm.h: your TokenEmbedding,
+// LearnedPositionalEmbedding, SelfAttention and Linear) is trained twice from the same initial
+// weights: causal = true and causal = false. Without the mask, position t reads token t + 1, the
+// very token it must predict: its loss collapses towards 0 while the text it generates is garbage
+// (at generation time there is no future to copy from). With the mask the loss stays honest.
+// Both runs' curves go to one JSON file and one plot; a sample from each model is printed.
 #include <cmath>
+#include <cstdio>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
-#include "exercises/common/course_tokenizer.h"
-#include "exercises/common/data.h"
+#include "exercises/common/corpus.h"
+#include "exercises/common/figures.h"
+#include "exercises/common/generation.h"
+#include "exercises/common/side_by_side.h"
 #include "exercises/common/tiny_lm.h"
-#include "g2c/core/errors.h"
-#include "g2c/core/progress.h"
+#include "exercises/common/training.h"
 #include "g2c/nn/optim.h"
 
 namespace {
 
+using g2c::exercises::TargetRule;
+
+/// Every setting of the experiment. Two presets below; command-line options change single fields.
 struct Config {
-  std::string data = "tinyshakespeare";  // or "random": the Python edition's control experiment
-  std::string tokenizer = "bpe";         // ShakespeareTokenizer capped at bpe_vocab, or "char"
-  std::int64_t bpe_vocab = 2048;
-  std::int64_t context_length = 64;  // T
-  std::int64_t embedding_dim = 64;   // D
-  std::int64_t batch_size = 32;
-  std::string optimizer = "adamw";  // adamw (lr 3e-3) for text; the control uses sgd 0.5
-  double lr = 3e-3;
-  double weight_decay = 1e-4;
-  std::int64_t log_every = 50;    // train/val losses recorded every this many steps
+  std::string data;               // "tinyshakespeare", or "random" (the control experiment)
+  std::string tokenizer;          // "bpe" (ShakespeareTokenizer capped at bpe_vocab), "char", "-"
+  std::int64_t bpe_vocab = 2048;  // the 64 -> V output layer and its softmax cost most of a step
+  std::int64_t context_length;    // T; the loss scores every position except the last
+  std::int64_t embedding_dim;     // D
+  std::int64_t batch_size;        // B
+  std::string optimizer;          // "adamw" or "sgd"
+  double lr;
+  double weight_decay;
+  std::int64_t steps;
+  std::int64_t log_every;  // train and validation loss recorded every N steps and at the last
   std::int64_t val_batches = 16;  // batches averaged for each validation loss
-  double val_fraction = 0.1;      // the last 10% of the token stream is held out
-  std::int64_t sample_tokens = 200;
-  std::uint64_t causal_batch_seed = 1;  // batch order of the causal run
-  std::uint64_t non_causal_batch_seed = 2;
-  std::int64_t random_vocab = 8;  // --data random: uniform tokens over this many ids
+  std::int64_t sample_tokens;     // generated after the prompt, per model
+  std::int64_t random_vocab = 8;  // --data random: ids uniform over this many
   std::int64_t random_tokens = 4096;
-  std::uint64_t random_stream_seed = 7;
 };
 
-struct Corpus {
-  torch::Tensor train;  // (N_train) int64
-  torch::Tensor val;    // (N_val) int64
-  std::int64_t vocab_size = 0;
-  nlohmann::json tokenizer;
-  std::function<std::string(const std::vector<std::int64_t>&)> decode;
-  std::vector<std::int64_t> prompt;
+/// Where every random draw of the experiment comes from.
+struct Seeds {
+  std::uint64_t model = 0;  // --seed: the initial weights, the same for both runs
+  std::uint64_t causal_batches = 1;
+  std::uint64_t non_causal_batches = 2;
+  std::uint64_t validation = 1234;   // the fixed validation batches
+  std::uint64_t random_stream = 7;   // --data random: the token stream (its validation: 8)
+  std::uint64_t sample_offset = 99;  // sampling draws from model seed + 99
 };
 
-Corpus load_corpus(const Config& config) {
-  Corpus corpus;
-  if (config.data == "random") {
-    auto generator = at::make_generator<at::CPUGeneratorImpl>(config.random_stream_seed);
-    const auto stream =
-        torch::randint(config.random_vocab, {config.random_tokens}, generator, torch::kLong);
-    corpus.train = stream;
-    // A second stream, never trained on, for the validation curve.
-    auto val_generator = at::make_generator<at::CPUGeneratorImpl>(config.random_stream_seed + 1);
-    corpus.val = torch::randint(config.random_vocab, {config.random_tokens / 4}, val_generator,
-                                torch::kLong);
-    corpus.vocab_size = config.random_vocab;
-    corpus.tokenizer = {{"kind", "random"}, {"vocab_size", config.random_vocab}};
-    corpus.decode = [](const std::vector<std::int64_t>& ids) {
-      std::string text;
-      for (const auto id : ids) text += std::to_string(id) + " ";
-      return text;
-    };
-    corpus.prompt = {0};
-    return corpus;
-  }
-  const std::string text = g2c::exercises::load_tinyshakespeare();
-  auto tokenizer = std::make_shared<g2c::tokenizer::TextTokenizer>(g2c::exercises::course_tokenizer(
-      config.tokenizer, text, static_cast<std::size_t>(config.bpe_vocab)));
-  const auto ids = torch::tensor(tokenizer->encode(text), torch::kLong);
-  const auto split =
-      static_cast<std::int64_t>(static_cast<double>(ids.numel()) * (1.0 - config.val_fraction));
-  corpus.train = ids.narrow(0, 0, split);
-  corpus.val = ids.narrow(0, split, ids.numel() - split);
-  corpus.vocab_size = tokenizer->size();
-  corpus.tokenizer = g2c::exercises::tokenizer_json(*tokenizer);
-  corpus.decode = [tokenizer](const std::vector<std::int64_t>& ids) {
-    return tokenizer->decode(ids);
-  };
-  corpus.prompt = tokenizer->encode("ROMEO:\n");
-  return corpus;
+/// TinyShakespeare: 32 BPE tokens span about 100 characters, more than 64 characters do, and keep
+/// the default run near a minute on two cores.
+Config tinyshakespeare_preset(const std::string& tokenizer) {
+  return {.data = "tinyshakespeare",
+          .tokenizer = tokenizer,
+          .context_length = tokenizer == "char" ? 64 : 32,
+          .embedding_dim = 64,
+          .batch_size = 32,
+          .optimizer = "adamw",
+          .lr = 3e-3,
+          .weight_decay = 1e-4,
+          .steps = 2000,
+          .log_every = 50,
+          .sample_tokens = 200};
 }
 
-bool logged_step(std::int64_t step, std::int64_t steps, std::int64_t every) {
-  return step % every == 0 || step == steps - 1;
+/// The Python edition's control experiment, exactly: random tokens cannot be predicted, so an
+/// honest model sits at ln 8; one that sees the future copies it.
+Config random_preset() {
+  return {.data = "random",
+          .tokenizer = "-",
+          .context_length = 8,
+          .embedding_dim = 32,
+          .batch_size = 128,
+          .optimizer = "sgd",
+          .lr = 0.5,
+          .weight_decay = 0.0,
+          .steps = 500,
+          .log_every = 50,
+          .sample_tokens = 16};
 }
 
-nlohmann::json train_run(bool causal, std::uint64_t batch_seed, const Config& config,
-                         const Corpus& corpus, const g2c::exercises::CommonOptions& options,
-                         const torch::Device& device) {
-  torch::manual_seed(options.seed);  // both runs start from the same initial weights
-  g2c::exercises::TinyAttentionLM model(
-      g2c::exercises::TinyAttentionLMOptions(corpus.vocab_size, config.context_length,
-                                             config.embedding_dim)
-          .causal(causal));
-  model->to(device);
+/// What the default configurations give (seed 0, measured with build/reference): train / val.
+struct Reference {
+  const char* what;
+  double causal_train, causal_val, non_causal_train, non_causal_val;
+};
+Reference reference_for(const Config& config) {
+  if (config.data == "random") return {"--data random", 2.0790, 2.0817, 0.0007, 0.0007};
+  if (config.tokenizer == "char") return {"--tokenizer char", 2.2999, 2.3725, 0.0000, 0.0000};
+  return {"the defaults", 4.7263, 4.9778, 0.0002, 0.0300};
+}
+
+/// Command-line changes to a preset; unset fields keep the preset's value.
+struct Overrides {
+  std::optional<std::int64_t> steps, context_length, embedding_dim, batch_size, log_every,
+      sample_tokens;
+  std::optional<double> lr;
+};
+
+Config configure(const std::string& data, const std::string& tokenizer, std::int64_t bpe_vocab,
+                 const Overrides& o) {
+  Config config = data == "random" ? random_preset() : tinyshakespeare_preset(tokenizer);
+  config.bpe_vocab = bpe_vocab;
+  config.steps = o.steps.value_or(config.steps);
+  config.context_length = o.context_length.value_or(config.context_length);
+  config.embedding_dim = o.embedding_dim.value_or(config.embedding_dim);
+  config.batch_size = o.batch_size.value_or(config.batch_size);
+  config.log_every = o.log_every.value_or(config.log_every);
+  config.sample_tokens = o.sample_tokens.value_or(config.sample_tokens);
+  config.lr = o.lr.value_or(config.lr);
+  return config;
+}
+
+/// One trained model and what its run measured.
+struct Run {
+  bool causal;
+  std::uint64_t batch_seed;
+  g2c::exercises::TinyAttentionLM model{nullptr};
+  g2c::exercises::TrainResult result{};
+  std::string sample{};
+};
+
+void train(Run& run, const Config& config, const g2c::exercises::Corpus& corpus, const Seeds& seeds,
+           const g2c::exercises::ProgressSink& progress) {
   std::unique_ptr<g2c::nn::Optimizer> optimizer;
   if (config.optimizer == "sgd") {
-    optimizer = std::make_unique<g2c::nn::SGD>(model->parameters(), config.lr);
+    optimizer = std::make_unique<g2c::nn::SGD>(run.model->parameters(), config.lr);
   } else {
-    optimizer = std::make_unique<g2c::nn::AdamW>(model->parameters(), config.lr,
+    optimizer = std::make_unique<g2c::nn::AdamW>(run.model->parameters(), config.lr,
                                                  std::pair{0.9, 0.999}, 1e-8, config.weight_decay);
   }
-  auto batch_generator = at::make_generator<at::CPUGeneratorImpl>(batch_seed);
-  nlohmann::json run = {{"causal", causal}, {"batch_seed", batch_seed}};
-  std::vector<std::int64_t> logged;
-  std::vector<double> train_losses, val_losses;
+  g2c::exercises::WindowSampler batches(corpus.train, config.context_length, config.batch_size,
+                                        TargetRule::kWithinWindow, run.batch_seed);
+  const auto validation =
+      g2c::exercises::WindowSampler(corpus.val, config.context_length, config.batch_size,
+                                    TargetRule::kWithinWindow, 0)
+          .fixed(config.val_batches, seeds.validation);
+  run.result = g2c::exercises::train_language_model(
+      *run.model, *optimizer, batches, validation,
+      g2c::exercises::TrainOptions()
+          .steps(config.steps)
+          .log_every(config.log_every)
+          .label(run.causal ? "causal" : "non-causal")
+          .progress(progress)
+          .files_to_check({"g2c/attention/self_attention.cpp (attention_weights)",
+                           "g2c/embeddings/token_embedding.cpp", "g2c/embeddings/positional.cpp",
+                           "g2c/nn/cross_entropy.cpp",
+                           config.optimizer == "sgd" ? "g2c/nn/sgd.cpp" : "g2c/nn/adamw.cpp"}));
+}
 
-  auto validation_loss = [&] {
-    torch::NoGradGuard no_grad;
-    auto val_generator =
-        at::make_generator<at::CPUGeneratorImpl>(1234);  // the same batches every time
-    double total = 0.0;
-    for (std::int64_t i = 0; i < config.val_batches; ++i) {
-      const auto batch = g2c::exercises::sample_windows(corpus.val, config.batch_size,
-                                                        config.context_length, val_generator);
-      total += model->next_token_loss(batch.to(device)).item<double>();
-    }
-    return total / static_cast<double>(config.val_batches);
-  };
-
-  const std::string label = causal ? "causal    " : "non-causal";
-  g2c::Progress progress(label, options.steps, !options.quiet);
-  const auto start = std::chrono::steady_clock::now();
-  for (std::int64_t step = 0; step < options.steps; ++step) {
-    const auto batch = g2c::exercises::sample_windows(corpus.train, config.batch_size,
-                                                      config.context_length, batch_generator);
-    const auto loss = model->next_token_loss(batch.to(device));
-    if (logged_step(step, options.steps, config.log_every)) {
-      logged.push_back(step);
-      train_losses.push_back(loss.item<double>());
-      val_losses.push_back(validation_loss());
-    }
-    optimizer->zero_grad();
-    loss.backward();
-    optimizer->step();
-    if (step % 10 == 0 || step == options.steps - 1) {
-      progress.update(step + 1, fmt::format("loss {:.3f}", train_losses.back()));
-    }
+/// The lesson, in numbers: did the non-causal run collapse, and did the causal one stay honest?
+void print_verdict(const Config& config, const Run& causal, const Run& non_causal,
+                   double baseline) {
+  const double causal_val = *causal.result.final_val_loss;
+  const double cheat_val = *non_causal.result.final_val_loss;
+  const auto reference = reference_for(config);
+  fmt::print("reference ({}, seed 0): causal {:.4f} / {:.4f}, non-causal {:.4f} / {:.4f}\n",
+             reference.what, reference.causal_train, reference.causal_val,
+             reference.non_causal_train, reference.non_causal_val);
+  if (cheat_val < 0.1 * baseline && cheat_val < 0.5 * causal_val) {
+    fmt::print(
+        "\nThe non-causal loss collapsed ({:.4f} against the causal {:.4f}): without the "
+        "mask each position\nreads the token it must predict, so it learned to copy the "
+        "next token, not to predict it.\n",
+        cheat_val, causal_val);
+  } else {
+    fmt::print(
+        "\nThe non-causal loss has not collapsed yet ({:.4f} against the causal {:.4f}); "
+        "train longer\n(the default {} steps) to watch it learn to copy the next token.\n",
+        cheat_val, causal_val, config.data == "random" ? 500 : 2000);
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  progress.finish(fmt::format("loss {:.3f}, val {:.3f}", train_losses.back(), val_losses.back()));
+  const bool leaks =
+      config.data == "random" ? causal_val < 0.9 * baseline : causal_val < 0.1 * baseline;
+  if (leaks) {
+    fmt::print(stderr,
+               "\nwarning: the causal model's validation loss {:.4f} is far below ln V = {:.3f}{}. "
+               "Your mask leaks:\nsome position still sees a later token. Check attention_weights "
+               "in g2c/attention/self_attention.cpp\n(causal_mask is true where a key is blocked; "
+               "masked_fill the scores with -inf before the softmax).\n",
+               causal_val, baseline,
+               config.data == "random" ? " on random tokens, which nothing can predict" : "");
+  }
+}
 
-  auto sample_generator = at::make_generator<at::CPUGeneratorImpl>(options.seed + 99);
-  model->eval();
-  const auto generated = model->generate(corpus.prompt, config.sample_tokens, sample_generator);
-  run["steps"] = logged;
-  run["train_loss"] = train_losses;
-  run["val_loss"] = val_losses;
-  run["final_train_loss"] = train_losses.back();
-  run["final_val_loss"] = val_losses.back();
-  run["wall_seconds"] = seconds;
-  run["tokens_per_second"] =
-      static_cast<double>(options.steps * config.batch_size * config.context_length) / seconds;
-  run["sample"] = corpus.decode(generated);
-  return run;
+nlohmann::json run_json(const Run& run) {
+  const auto& r = run.result;
+  return {{"causal", run.causal},
+          {"batch_seed", run.batch_seed},
+          {"steps", r.steps},
+          {"train_loss", r.train_loss},
+          {"val_loss", r.val_loss},
+          {"final_train_loss", r.final_train_loss},
+          {"final_val_loss", *r.final_val_loss},
+          {"wall_seconds", r.wall_seconds},
+          {"train_seconds", r.train_seconds},
+          {"tokens_per_second", r.tokens_per_second()},
+          {"sample", run.sample}};
+}
+
+nlohmann::json loss_figure(const Config& config, double baseline) {
+  using g2c::exercises::line_series;
+  return g2c::exercises::line_figure(
+      config.data == "random" ? "strip_mask_random_loss.png" : "strip_mask_loss.png",
+      fmt::format("Strip the mask ({}): next-token loss", config.data), "step", "cross-entropy",
+      {line_series("causal, train", "/runs/causal/steps", "/runs/causal/train_loss"),
+       line_series("causal, validation", "/runs/causal/steps", "/runs/causal/val_loss", "--"),
+       line_series("non-causal, train", "/runs/non_causal/steps", "/runs/non_causal/train_loss"),
+       line_series("non-causal, validation", "/runs/non_causal/steps", "/runs/non_causal/val_loss",
+                   "--")},
+      {g2c::exercises::hline(baseline, fmt::format("ln V = {:.3f}", baseline))});
 }
 
 }  // namespace
@@ -165,89 +222,110 @@ nlohmann::json train_run(bool causal, std::uint64_t batch_seed, const Config& co
 int main(int argc, char** argv) {
   CLI::App app{
       "Module 07, exercise 3: strip the causal mask. Trains a tiny attention-only language model "
-      "with\n"
-      "causal = true and causal = false and writes both loss curves. --data random reproduces the\n"
-      "Python edition's control experiment."};
+      "with\ncausal = true and causal = false and writes both loss curves. --data random "
+      "reproduces the\nPython edition's control experiment."};
   g2c::exercises::CommonOptions options;
   options.out = "results/07-attention";
-  options.steps = 2000;
-  Config config;
+  std::string data = "tinyshakespeare", tokenizer = "bpe";
+  std::int64_t bpe_vocab = 2048;
+  bool sequential = false;
+  int threads = 0;
+  Overrides overrides;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--data", config.data, "tinyshakespeare or random")
+  app.add_option("--data", data, "tinyshakespeare, or random (the control experiment)")
       ->check(CLI::IsMember({"tinyshakespeare", "random"}))
       ->capture_default_str();
-  app.add_option("--tokenizer", config.tokenizer,
-                 "Token level: bpe (the ShakespeareTokenizer) or char")
+  app.add_option("--tokenizer", tokenizer, "Token level: bpe (the ShakespeareTokenizer) or char")
       ->check(CLI::IsMember({"bpe", "char"}))
       ->capture_default_str();
-  app.add_option("--bpe-vocab", config.bpe_vocab, "ShakespeareTokenizer vocabulary cap")
+  app.add_option("--bpe-vocab", bpe_vocab, "ShakespeareTokenizer vocabulary cap")
       ->check(CLI::Range(257, 4096))
       ->capture_default_str();
-  app.add_option(
-         "--context", config.context_length,
-         "Context length T [default: 32 BPE tokens (about 100 characters) or 64 characters]")
+  app.add_option("--steps", overrides.steps, "Training steps [2000; random: 500]")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--context", overrides.context_length,
+                 "Context length T [32 BPE tokens, 64 characters; random: 8]")
       ->check(CLI::Range(2, 4096));
-  app.add_option("--dim", config.embedding_dim, "Embedding dimension D")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--batch", config.batch_size, "Batch size")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--lr", config.lr, "Learning rate")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--log-every", config.log_every, "Record losses every N steps")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--sample-tokens", config.sample_tokens, "Tokens generated per model")
-      ->capture_default_str();
+  app.add_option("--dim", overrides.embedding_dim, "Embedding dimension D [64; random: 32]")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--batch", overrides.batch_size, "Batch size [32; random: 128]")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--lr", overrides.lr, "Learning rate [AdamW 3e-3; random: SGD 0.5]")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--log-every", overrides.log_every, "Record losses every N steps [50]")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--sample-tokens", overrides.sample_tokens, "Tokens generated per model [200; 16]")
+      ->check(CLI::NonNegativeNumber);
+  app.add_flag("--sequential", sequential,
+               "Train the two runs one after the other instead of side by side (same results)");
+  app.add_option("--threads", threads,
+                 "Intra-op threads per run [half of this machine's, at least 1]")
+      ->check(CLI::PositiveNumber);
   return g2c::exercises::run(app, argc, argv, [&] {
-    bool steps_given = app.count("--steps") > 0;
-    if (config.data == "random") {
-      // The Python edition's control: vocab 8, T = 8, D = 32, SGD lr 0.5, batch 128, 500 steps,
-      // logs every 50 steps and at the last one; batch seeds 1 (causal) and 2 (non-causal).
-      config.tokenizer = "none";
-      config.context_length = app.count("--context") ? config.context_length : 8;
-      config.embedding_dim = app.count("--dim") ? config.embedding_dim : 32;
-      config.batch_size = app.count("--batch") ? config.batch_size : 128;
-      config.optimizer = "sgd";
-      config.lr = app.count("--lr") ? config.lr : 0.5;
-      config.log_every = app.count("--log-every") ? config.log_every : 50;
-      config.sample_tokens = app.count("--sample-tokens") ? config.sample_tokens : 16;
-      if (!steps_given) options.steps = 500;
-    } else if (config.tokenizer == "bpe" && !app.count("--context")) {
-      // The 2048-way output layer costs the same per token at any T; 32 BPE tokens already span
-      // more text than 64 characters and keep the default run near two minutes on two cores.
-      config.context_length = 32;
-    }
+    const Config config = configure(data, tokenizer, bpe_vocab, overrides);
+    Seeds seeds;
+    seeds.model = options.seed;
     const auto device = g2c::exercises::prepare(options);
-    const Corpus corpus = load_corpus(config);
-    fmt::print(
-        "data: {} ({} training tokens, {} validation tokens), {}\n", config.data,
-        corpus.train.numel(), corpus.val.numel(),
-        corpus.tokenizer.value("description", fmt::format("vocabulary {}", corpus.vocab_size)));
+    const auto corpus = config.data == "random"
+                            ? g2c::exercises::random_corpus(
+                                  config.random_vocab, config.random_tokens, seeds.random_stream)
+                            : g2c::exercises::tinyshakespeare_corpus(
+                                  config.tokenizer, static_cast<std::size_t>(config.bpe_vocab));
+    fmt::print("data: {} ({} training tokens, {} validation tokens), {}\n", config.data,
+               corpus.train.numel(), corpus.val.numel(), corpus.description());
 
-    const auto causal_run =
-        train_run(true, config.causal_batch_seed, config, corpus, options, device);
-    const auto non_causal_run =
-        train_run(false, config.non_causal_batch_seed, config, corpus, options, device);
+    // Both models are built here, one after the other from the same seed, so they start from the
+    // same weights whether they then train side by side or not.
+    Run causal{.causal = true, .batch_seed = seeds.causal_batches};
+    Run non_causal{.causal = false, .batch_seed = seeds.non_causal_batches};
+    for (Run* run : {&causal, &non_causal}) {
+      torch::manual_seed(seeds.model);
+      run->model = g2c::exercises::TinyAttentionLM(
+          g2c::exercises::TinyAttentionLMOptions(corpus.vocab_size, config.context_length,
+                                                 config.embedding_dim)
+              .causal(run->causal));
+      run->model->to(device);
+    }
+    // Side by side on a CPU with two cores or more: a model this small cannot keep two threads
+    // busy, two runs with one thread each can. Each run gets the same thread count either way.
+    const bool side_by_side = !sequential && device.is_cpu() && at::get_num_threads() >= 2;
+    const int run_threads = threads > 0 ? threads : g2c::exercises::threads_per_job(2);
+    fmt::print("training both models {}, {} intra-op thread{} each\n",
+               side_by_side ? "side by side (--sequential: one after the other, same results)"
+                            : "one after the other",
+               run_threads, run_threads == 1 ? "" : "s");
+    std::fflush(stdout);
+    g2c::exercises::ProgressBoard board({"causal", "non-causal"}, config.steps, !options.quiet);
+    g2c::exercises::run_side_by_side(
+        {[&] { train(causal, config, corpus, seeds, board.sink(0)); },
+         [&] { train(non_causal, config, corpus, seeds, board.sink(1)); }},
+        side_by_side, run_threads);
+
+    // The prompt: the first T - 1 held-out tokens; every new token is predicted from the last
+    // T - 1, the positions the loss trained.
+    const std::int64_t window = config.context_length - 1;
+    const auto prompt = corpus.val_prefix(window);
+    for (Run* run : {&causal, &non_causal}) {
+      run->sample = corpus.decode(g2c::exercises::continue_text(
+          run->model.ptr(), corpus.vocab_size, window, prompt, config.sample_tokens,
+          at::make_generator<at::CPUGeneratorImpl>(seeds.model + seeds.sample_offset)));
+    }
+
     const double baseline = std::log(static_cast<double>(corpus.vocab_size));
-
     fmt::print("\n{:<11} {:>11} {:>9} {:>8} {:>10}\n", "run", "train loss", "val loss", "time",
                "tokens/s");
-    for (const auto* run : {&causal_run, &non_causal_run}) {
+    for (const Run* run : {&causal, &non_causal}) {
       fmt::print("{:<11} {:>11.4f} {:>9.4f} {:>7.1f}s {:>10.0f}\n",
-                 (*run)["causal"].get<bool>() ? "causal" : "non-causal",
-                 (*run)["final_train_loss"].get<double>(), (*run)["final_val_loss"].get<double>(),
-                 (*run)["wall_seconds"].get<double>(), (*run)["tokens_per_second"].get<double>());
+                 run->causal ? "causal" : "non-causal", run->result.final_train_loss,
+                 *run->result.final_val_loss, run->result.wall_seconds,
+                 run->result.tokens_per_second());
     }
     fmt::print("ln V = {:.3f} (the loss of a uniform guess)\n", baseline);
-    fmt::print("\n--- sample from the causal model ---\n{}\n",
-               causal_run["sample"].get<std::string>());
-    fmt::print(
-        "\n--- sample from the non-causal model (it learned to copy the next token, not to predict "
-        "it) ---\n{}\n",
-        non_causal_run["sample"].get<std::string>());
+    print_verdict(config, causal, non_causal, baseline);
+    fmt::print("\n--- prompt (the first {} held-out tokens) ---\n{}\n", window,
+               corpus.decode(prompt));
+    fmt::print("\n--- continued by the causal model ---\n{}\n", causal.sample);
+    fmt::print("\n--- continued by the non-causal model ---\n{}\n", non_causal.sample);
 
     auto result = g2c::exercises::run_metadata("07_strip_mask", options, device);
     result["config"] = {{"data", config.data},
@@ -258,48 +336,29 @@ int main(int argc, char** argv) {
                         {"batch_size", config.batch_size},
                         {"optimizer", config.optimizer},
                         {"lr", config.lr},
-                        {"weight_decay", config.optimizer == "adamw" ? config.weight_decay : 0.0},
-                        {"steps", options.steps},
+                        {"weight_decay", config.weight_decay},
+                        {"steps", config.steps},
                         {"log_every", config.log_every},
                         {"val_batches", config.val_batches},
                         {"sample_tokens", config.sample_tokens},
-                        {"model_seed", options.seed}};
+                        {"model_seed", seeds.model},
+                        {"side_by_side", side_by_side},
+                        {"threads_per_run", run_threads}};
     if (config.data == "random") {
       result["config"]["random"] = {{"vocab_size", config.random_vocab},
                                     {"tokens", config.random_tokens},
-                                    {"stream_seed", config.random_stream_seed}};
+                                    {"stream_seed", seeds.random_stream}};
     }
-    result["tokenizer"] = corpus.tokenizer;
+    result["tokenizer"] = corpus.tokenizer_json;
     result["data"] = {{"source", config.data},
                       {"train_tokens", corpus.train.numel()},
                       {"val_tokens", corpus.val.numel()}};
     result["baseline_ln_vocab"] = baseline;
-    result["runs"] = {{"causal", causal_run}, {"non_causal", non_causal_run}};
-    result["figures"] = {
-        {{"file", "strip_mask_loss.png"},
-         {"kind", "line"},
-         {"title", fmt::format("Strip the mask ({}): next-token loss", config.data)},
-         {"xlabel", "step"},
-         {"ylabel", "cross-entropy"},
-         {"series",
-          {{{"label", "causal, train"},
-            {"x", "/runs/causal/steps"},
-            {"y", "/runs/causal/train_loss"}},
-           {{"label", "causal, validation"},
-            {"x", "/runs/causal/steps"},
-            {"y", "/runs/causal/val_loss"},
-            {"style", "--"}},
-           {{"label", "non-causal, train"},
-            {"x", "/runs/non_causal/steps"},
-            {"y", "/runs/non_causal/train_loss"}},
-           {{"label", "non-causal, validation"},
-            {"x", "/runs/non_causal/steps"},
-            {"y", "/runs/non_causal/val_loss"},
-            {"style", "--"}}}},
-         {"hlines", {{{"y", baseline}, {"label", fmt::format("ln V = {:.3f}", baseline)}}}}}};
-    const std::string name = config.data == "random" ? "strip_mask_random.json" : "strip_mask.json";
-    if (config.data == "random") result["figures"][0]["file"] = "strip_mask_random_loss.png";
-    const auto path = g2c::exercises::save_result(options, name, result);
+    result["prompt"] = corpus.decode(prompt);
+    result["runs"] = {{"causal", run_json(causal)}, {"non_causal", run_json(non_causal)}};
+    result["figures"] = {loss_figure(config, baseline)};
+    const auto path = g2c::exercises::save_result(
+        options, config.data == "random" ? "strip_mask_random.json" : "strip_mask.json", result);
     g2c::exercises::plot_result(options, path);
   });
 }

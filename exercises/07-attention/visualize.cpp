@@ -7,13 +7,13 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
-#include "exercises/common/course_tokenizer.h"
+#include "exercises/common/corpus.h"
 #include "exercises/common/data.h"
 #include "exercises/common/tensor_json.h"
 #include "exercises/common/tiny_lm.h"
+#include "exercises/common/training.h"
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"
-#include "g2c/core/progress.h"
 #include "g2c/nn/optim.h"
 
 namespace {
@@ -30,8 +30,9 @@ struct Config {
   double lr = 3e-3;  // AdamW
   double weight_decay = 1e-4;
   std::uint64_t model_seed = 7;
-  std::uint64_t data_seed = 0;
-  std::int64_t stat_batches = 4;  // validation batches for the sharpness statistics
+  std::uint64_t data_seed = 0;     // the training batches
+  std::uint64_t stat_seed = 4321;  // the held-out windows of the sharpness statistics
+  std::int64_t stat_batches = 4;   // that many batches' worth of them
 };
 
 /// Mean over rows of the largest weight (1 = every query looks at one key) and of the row entropy.
@@ -42,10 +43,10 @@ std::pair<double, double> sharpness(const torch::Tensor& weights) {  // (..., T,
   return {mean_max, entropy};
 }
 
-std::vector<std::string> token_labels(const g2c::tokenizer::TextTokenizer& tokenizer,
+std::vector<std::string> token_labels(const g2c::exercises::Corpus& corpus,
                                       const std::vector<std::int64_t>& ids) {
   std::vector<std::string> labels;
-  for (const auto id : ids) labels.push_back(tokenizer.token_label(id));
+  for (const auto id : ids) labels.push_back(corpus.token_label(id));
   return labels;
 }
 
@@ -69,37 +70,33 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   return g2c::exercises::run(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
-    const std::string text = g2c::exercises::load_tinyshakespeare();
-    const auto tokenizer = g2c::exercises::course_tokenizer(
-        config.tokenizer, text, static_cast<std::size_t>(config.bpe_vocab), /*prefer_g2c=*/true);
+    const auto corpus = g2c::exercises::tinyshakespeare_corpus(
+        config.tokenizer, static_cast<std::size_t>(config.bpe_vocab), /*prefer_g2c=*/true);
+    const auto& tokenizer = *corpus.tokenizer;
     const std::int64_t context_length =
         tokenizer.is_bpe() ? config.bpe_context : config.char_context;
-    const auto ids = torch::tensor(tokenizer.encode(text), torch::kLong);
-    const auto split = ids.numel() * 9 / 10;
-    const auto train = ids.narrow(0, 0, split), val = ids.narrow(0, split, ids.numel() - split);
     fmt::print("tokenizer: {}, T = {}\n", tokenizer.description(), context_length);
 
     torch::manual_seed(config.model_seed);
     g2c::exercises::TinyAttentionLM model(g2c::exercises::TinyAttentionLMOptions(
         tokenizer.size(), context_length, config.embedding_dim));
     model->to(device);
-    auto& layer = dynamic_cast<g2c::attention::SelfAttentionImpl&>(*model->attention);
 
-    auto stat_generator = at::make_generator<at::CPUGeneratorImpl>(4321);
-    const auto stat_batch =
-        g2c::exercises::sample_windows(val, config.batch_size * config.stat_batches, context_length,
-                                       stat_generator)
-            .to(device);
-    const std::string probe_text = tokenizer.decode(std::vector<std::int64_t>(
-        val.data_ptr<std::int64_t>(), val.data_ptr<std::int64_t>() + context_length));
+    using g2c::exercises::TargetRule;
+    const auto stat_batch = g2c::exercises::WindowSampler(
+                                corpus.val, context_length, config.batch_size * config.stat_batches,
+                                TargetRule::kWithinWindow, config.stat_seed)
+                                .next()
+                                .inputs.to(device);
+    const std::string probe_text = tokenizer.decode(corpus.val_prefix(context_length));
 
     auto weights_of = [&](const std::string& sample, bool causal) {
       torch::NoGradGuard no_grad;
-      layer.causal = causal;
+      model->set_causal(causal);
       const auto sample_ids =
           torch::tensor(tokenizer.encode(sample), torch::kLong).unsqueeze(0).to(device);
       const auto weights = model->attention_weights(sample_ids)[0];  // (T, T)
-      layer.causal = true;
+      model->set_causal(true);
       return weights;
     };
     auto batch_sharpness = [&] {
@@ -113,20 +110,18 @@ int main(int argc, char** argv) {
 
     g2c::nn::AdamW optimizer(model->parameters(), config.lr, {0.9, 0.999}, 1e-8,
                              config.weight_decay);
-    auto batches = at::make_generator<at::CPUGeneratorImpl>(config.data_seed);
-    std::vector<double> losses;
-    g2c::Progress progress("probe", options.steps, !options.quiet);
-    for (std::int64_t step = 0; step < options.steps; ++step) {
-      const auto batch =
-          g2c::exercises::sample_windows(train, config.batch_size, context_length, batches);
-      const auto loss = model->next_token_loss(batch.to(device));
-      losses.push_back(loss.item<double>());
-      optimizer.zero_grad();
-      loss.backward();
-      optimizer.step();
-      if (step % 10 == 0) progress.update(step + 1, fmt::format("loss {:.3f}", losses.back()));
-    }
-    progress.finish(fmt::format("loss {:.3f}", losses.back()));
+    g2c::exercises::WindowSampler batches(corpus.train, context_length, config.batch_size,
+                                          TargetRule::kWithinWindow, config.data_seed);
+    const auto training = g2c::exercises::train_language_model(
+        *model, optimizer, batches, /*validation=*/{},
+        g2c::exercises::TrainOptions()
+            .steps(options.steps)
+            .log_every(1)
+            .label("probe")
+            .show_progress(!options.quiet)
+            .files_to_check({"g2c/attention/self_attention.cpp (attention_weights)",
+                             "g2c/nn/cross_entropy.cpp", "g2c/nn/adamw.cpp"}));
+    const auto& losses = training.train_loss;
     const auto [max_after, entropy_after] = batch_sharpness();
     fmt::print(
         "mean max attention {:.3f} -> {:.3f}; mean row entropy {:.3f} -> {:.3f} (sharper after "
@@ -142,7 +137,7 @@ int main(int argc, char** argv) {
     samples.push_back({"TinyShakespeare validation text", probe_text});
     for (std::size_t i = 0; i < samples.size(); ++i) {
       const auto& [title, sample] = samples[i];
-      const auto labels = token_labels(tokenizer, tokenizer.encode(sample));
+      const auto labels = token_labels(corpus, tokenizer.encode(sample));
       const auto after = weights_of(sample, true);
       const auto unmasked = weights_of(sample, false);
       nlohmann::json example = {{"title", title},
@@ -191,7 +186,7 @@ int main(int argc, char** argv) {
                         {"model_seed", config.model_seed},
                         {"data_seed", config.data_seed},
                         {"sentences", config.sentences}};
-    result["tokenizer"] = g2c::exercises::tokenizer_json(tokenizer);
+    result["tokenizer"] = corpus.tokenizer_json;
     result["train_loss"] = losses;
     result["sharpness"] = {{"mean_max_before", max_before},
                            {"mean_max_after", max_after},

@@ -8,11 +8,10 @@
 #include <fmt/ranges.h>
 
 #include "exercises/common/cli.h"
-#include "exercises/common/course_tokenizer.h"
-#include "exercises/common/data.h"
+#include "exercises/common/corpus.h"
 #include "exercises/common/tensor_json.h"
 #include "exercises/common/tiny_lm.h"
-#include "g2c/core/progress.h"
+#include "exercises/common/training.h"
 #include "g2c/nn/optim.h"
 
 namespace {
@@ -45,6 +44,7 @@ int main(int argc, char** argv) {
   Config config;
   g2c::exercises::add_common_options(app, options);
   app.add_option("--heads", config.heads, "Head counts to compare (each must divide D)")
+      ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--dim", config.embedding_dim, "Embedding dimension D")->capture_default_str();
   app.add_option("--context", config.context_length, "Context length T")
@@ -54,21 +54,15 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   return g2c::exercises::run(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
-    const std::string text = g2c::exercises::load_tinyshakespeare();
     // Characters: every heatmap row is one readable symbol.
-    const auto vocabulary = g2c::exercises::course_tokenizer("char", text);
-    const auto ids = torch::tensor(vocabulary.encode(text), torch::kLong);
-    const auto split = ids.numel() * 9 / 10;
-    const auto train = ids.narrow(0, 0, split), val = ids.narrow(0, split, ids.numel() - split);
+    const auto corpus = g2c::exercises::tinyshakespeare_corpus("char");
     const auto probe_length = std::min(config.heatmap_tokens, config.context_length);
-    const auto probe_ids = val.narrow(0, 0, probe_length).contiguous();  // (T)
+    const auto probe_ids = corpus.val_prefix(probe_length);
     std::vector<std::string> labels;
-    for (std::int64_t i = 0; i < probe_length; ++i) {
-      const std::string symbol = vocabulary.decode({probe_ids[i].item<std::int64_t>()});
-      labels.push_back(symbol == " " ? "␣"
-                                     : vocabulary.token_label(probe_ids[i].item<std::int64_t>()));
+    for (const auto id : probe_ids) {
+      labels.push_back(corpus.decode({id}) == " " ? "␣" : corpus.token_label(id));
     }
-    const auto probe = probe_ids.unsqueeze(0).to(device);  // (1, T)
+    const auto probe = torch::tensor(probe_ids, torch::kLong).unsqueeze(0).to(device);  // (1, T)
 
     nlohmann::json runs = nlohmann::json::array();
     nlohmann::json loss_series = nlohmann::json::array();
@@ -78,33 +72,30 @@ int main(int argc, char** argv) {
       const std::int64_t heads = config.heads[run_index];
       torch::manual_seed(options.seed);
       g2c::exercises::TinyAttentionLM model(
-          g2c::exercises::TinyAttentionLMOptions(vocabulary.size(), config.context_length,
+          g2c::exercises::TinyAttentionLMOptions(corpus.vocab_size, config.context_length,
                                                  config.embedding_dim)
               .num_heads(heads));
       model->to(device);
       std::int64_t attention_parameters = 0;
-      for (const auto& p : model->attention->parameters()) attention_parameters += p.numel();
+      for (const auto& p : model->multi_head_attention->parameters()) {
+        attention_parameters += p.numel();
+      }
       g2c::nn::AdamW optimizer(model->parameters(), config.lr, {0.9, 0.999}, 1e-8,
                                config.weight_decay);
-      auto batches =
-          at::make_generator<at::CPUGeneratorImpl>(options.seed + 1);  // same batches for every H
-      std::vector<std::int64_t> steps;
-      std::vector<double> losses;
-      g2c::Progress progress(fmt::format("H={}", heads), options.steps, !options.quiet);
-      for (std::int64_t step = 0; step < options.steps; ++step) {
-        const auto batch = g2c::exercises::sample_windows(train, config.batch_size,
-                                                          config.context_length, batches);
-        const auto loss = model->next_token_loss(batch.to(device));
-        if (step % config.log_every == 0 || step == options.steps - 1) {
-          steps.push_back(step);
-          losses.push_back(loss.item<double>());
-        }
-        optimizer.zero_grad();
-        loss.backward();
-        optimizer.step();
-        if (step % 10 == 0) progress.update(step + 1, fmt::format("loss {:.3f}", losses.back()));
-      }
-      progress.finish(fmt::format("loss {:.3f}", losses.back()));
+      g2c::exercises::WindowSampler batches(corpus.train, config.context_length, config.batch_size,
+                                            g2c::exercises::TargetRule::kWithinWindow,
+                                            options.seed + 1);  // the same batches for every H
+      const auto training = g2c::exercises::train_language_model(
+          *model, optimizer, batches, /*validation=*/{},
+          g2c::exercises::TrainOptions()
+              .steps(options.steps)
+              .log_every(config.log_every)
+              .label(fmt::format("H={}", heads))
+              .show_progress(!options.quiet)
+              .files_to_check({"g2c/attention/multi_head.cpp (attention_weights, forward)",
+                               "g2c/nn/cross_entropy.cpp", "g2c/nn/adamw.cpp"}));
+      const auto& steps = training.steps;
+      const auto& losses = training.train_loss;
 
       torch::NoGradGuard no_grad;
       const auto weights = model->attention_weights(probe)[0];  // (H, T, T)

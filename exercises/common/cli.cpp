@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/data.h"
+#include "exercises/common/training.h"
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"
 #include "g2c/nn/device.h"
@@ -47,6 +48,13 @@ int run(CLI::App& app, int argc, char** argv, const std::function<void()>& body)
   } catch (const g2c::ValueError& error) {
     std::cerr << "\nerror: " << error.what() << "\n";
     return 2;
+  } catch (const TrainingDiverged& error) {
+    std::cerr << "\n" << error.what() << "\n";
+    return 4;
+  } catch (const c10::Error& error) {
+    // LibTorch's own message, without the stack trace what() appends.
+    std::cerr << "\nerror from LibTorch: " << error.what_without_backtrace() << "\n";
+    return 1;
   } catch (const std::exception& error) {
     std::cerr << "\nerror: " << error.what() << "\n";
     return 1;
@@ -54,6 +62,9 @@ int run(CLI::App& app, int argc, char** argv, const std::function<void()>& body)
 }
 
 torch::Device prepare(const CommonOptions& options) {
+  // Before any parallel work starts, so that every intra-op thread inherits it: denormal floats
+  // (below 1e-38) become zero instead of taking the CPU's slow path. See training.cpp.
+  at::globalContext().setFlushDenormal(true);
   torch::manual_seed(options.seed);
   const torch::Device device = g2c::nn::resolve_device(options.device);
   if (device.is_cuda()) torch::cuda::manual_seed_all(options.seed);

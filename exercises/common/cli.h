@@ -27,10 +27,12 @@ struct CommonOptions {
 void add_common_options(CLI::App& app, CommonOptions& options);
 
 /// Runs `body` after parsing; maps errors to messages: CLI problems and ValueError exit 2,
-/// NotImplementedError exits 3 with the TODO it hit, anything else exits 1.
+/// NotImplementedError exits 3 with the TODO it hit, a training loss that stopped being finite
+/// exits 4 with its diagnosis, anything else exits 1 (LibTorch errors without their stack trace).
 int run(CLI::App& app, int argc, char** argv, const std::function<void()>& body);
 
-/// Seeds LibTorch and resolves the device, printing the one chosen.
+/// Seeds LibTorch, flushes denormal floats to zero, and resolves the device, printing the one
+/// chosen.
 torch::Device prepare(const CommonOptions& options);
 
 /// What every result file records about the run: program, device, seed, torch version, time.
