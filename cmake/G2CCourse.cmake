@@ -39,6 +39,11 @@ set(G2C_COURSE_FILES
   "09  transformer transformer/ffn"
   "09  transformer transformer/block"
   "09  transformer transformer/transformer_lm"
+  "11  sampling   sampling/temperature"
+  "11  sampling   sampling/top_k"
+  "11  sampling   sampling/top_p"
+  "11  sampling   sampling/repetition_penalty"
+  "11  sampling   sampling/generate"
 )
 
 set(G2C_SOLUTIONS "" CACHE STRING
