@@ -5,6 +5,16 @@ Every exercise writes a JSON object with a "figures" array; each figure names it
 its kind (line, scatter, heatmaps, bar). Values that are strings starting with "/" are JSON pointers
 into the same document, so a figure can refer to a series instead of repeating it.
 
+Optional keys, by kind:
+  line, scatter  series: label, style, color, marker, size; figure: hlines and vlines
+                 ([{"y" or "x", label, color, style}]), logx, logy, aspect ("equal")
+  bar            series: label; figure: logy, rotate_labels
+  heatmaps       figure: columns, panel_width, panel_height; panel: matrix, cmap, alpha, vmin, vmax,
+                 origin, extent, aspect, colorbar (false hides it), x/yticklabels, title, note (a
+                 corner text), contours ([{"levels": [...], "matrix" (default: the panel's), color,
+                 width}]), points ([{x, y, color, marker, size, alpha, edgecolor, label}]),
+                 legend_loc
+
     scripts/plot.py results/07-attention/strip_mask.json [more.json ...] [--out DIR]
 
 PNGs are written next to each JSON file (or into --out) and their paths are printed.
@@ -59,12 +69,19 @@ def draw_line(ax, document, figure, scatter=False):
         if len(x) != len(y):
             raise FigureError(f"series {series.get('label')!r}: {len(x)} x values but {len(y)} y values")
         if scatter:
-            ax.scatter(x, y, s=series.get("size", 12), label=series.get("label"), alpha=0.8)
+            ax.scatter(x, y, s=series.get("size", 12), label=series.get("label"), alpha=0.8,
+                       color=series.get("color"), marker=series.get("marker"))
         else:
-            ax.plot(x, y, series.get("style", "-"), label=series.get("label"), marker=series.get("marker"))
+            ax.plot(x, y, series.get("style", "-"), label=series.get("label"), marker=series.get("marker"),
+                    color=series.get("color"))
     for line in figure.get("hlines", []):
-        ax.axhline(line["y"], color=line.get("color", "gray"), linestyle="--", linewidth=1,
-                   label=line.get("label"))
+        ax.axhline(line["y"], color=line.get("color", "gray"), linestyle=line.get("style", "--"),
+                   linewidth=1, label=line.get("label"))
+    for line in figure.get("vlines", []):
+        ax.axvline(line["x"], color=line.get("color", "gray"), linestyle=line.get("style", "--"),
+                   linewidth=1, label=line.get("label"))
+    if figure.get("aspect"):
+        ax.set_aspect(figure["aspect"])
     if figure.get("logx"):
         ax.set_xscale("log")
     if figure.get("logy"):
@@ -72,7 +89,7 @@ def draw_line(ax, document, figure, scatter=False):
     ax.set_xlabel(figure.get("xlabel", ""))
     ax.set_ylabel(figure.get("ylabel", ""))
     ax.grid(True, alpha=0.3)
-    if any(s.get("label") for s in figure.get("series", [])) or figure.get("hlines"):
+    if any(s.get("label") for s in figure.get("series", [])) or figure.get("hlines") or figure.get("vlines"):
         ax.legend()
 
 
@@ -103,14 +120,20 @@ def draw_heatmaps(fig, document, figure):
         raise FigureError("a heatmaps figure needs at least one panel")
     columns = figure.get("columns", min(len(panels), 2))
     rows = math.ceil(len(panels) / columns)
-    fig.set_size_inches(figure.get("width", 5.5 * columns), figure.get("height", 5.0 * rows))
+    fig.set_size_inches(figure.get("width", figure.get("panel_width", 5.5) * columns),
+                        figure.get("height", figure.get("panel_height", 5.0) * rows))
     for index, panel in enumerate(panels):
         ax = fig.add_subplot(rows, columns, index + 1)
         matrix = [finite(row) for row in resolve(document, panel["matrix"])]
+        extent = resolve(document, panel.get("extent"))
+        origin = panel.get("origin", "upper")
         image = ax.imshow(matrix, cmap=panel.get("cmap", figure.get("cmap", "viridis")),
-                          aspect="auto", origin=panel.get("origin", "upper"),
-                          extent=panel.get("extent"), vmin=panel.get("vmin"), vmax=panel.get("vmax"))
-        fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+                          aspect=panel.get("aspect", "auto"), origin=origin, extent=extent,
+                          vmin=panel.get("vmin"), vmax=panel.get("vmax"), alpha=panel.get("alpha"))
+        if panel.get("colorbar", True):
+            fig.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+        for contour in panel.get("contours", []):
+            draw_contour(ax, document, contour, matrix, extent, origin)
         for key, setter, rotation in (("xticklabels", ax.set_xticklabels, 90),
                                       ("yticklabels", ax.set_yticklabels, 0)):
             if key in panel:
@@ -118,14 +141,36 @@ def draw_heatmaps(fig, document, figure):
                 (ax.set_xticks if key[0] == "x" else ax.set_yticks)(range(len(labels)))
                 setter(labels, rotation=rotation, fontsize=panel.get("fontsize", 8))
         for points in panel.get("points", []):
-            ax.scatter(resolve(document, points["x"]), resolve(document, points["y"]), s=10,
-                       c=points.get("color"), label=points.get("label"), edgecolors="white",
-                       linewidths=0.3)
-        if panel.get("points"):
-            ax.legend(fontsize=8)
+            marker = points.get("marker", "o")
+            # Line-only markers (x, +) take their colour from c; an edge colour would repaint them.
+            edges = {} if marker in ("x", "+", "|", "_", "1", "2", "3", "4") else {
+                "edgecolors": points.get("edgecolor", "white"), "linewidths": 0.3}
+            ax.scatter(resolve(document, points["x"]), resolve(document, points["y"]),
+                       s=points.get("size", 10), c=points.get("color"), marker=marker,
+                       alpha=points.get("alpha"), label=points.get("label"), **edges)
+        if any(points.get("label") for points in panel.get("points", [])):
+            ax.legend(fontsize=7, loc=panel.get("legend_loc", "best"))
+        if panel.get("note"):
+            ax.text(0.02, 0.98, panel["note"], transform=ax.transAxes, ha="left", va="top", fontsize=8,
+                    bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none"})
         ax.set_title(panel.get("title", ""))
         ax.set_xlabel(panel.get("xlabel", ""))
         ax.set_ylabel(panel.get("ylabel", ""))
+
+
+def draw_contour(ax, document, contour, panel_matrix, extent, origin):
+    """Level lines over a heatmap panel; levels outside the data's range are left out."""
+    matrix = panel_matrix
+    if "matrix" in contour:
+        matrix = [finite(row) for row in resolve(document, contour["matrix"])]
+    values = [v for row in matrix for v in row if math.isfinite(v)]
+    if not values:
+        return
+    levels = sorted(level for level in contour.get("levels", [])
+                    if min(values) < level < max(values))
+    if levels:
+        ax.contour(matrix, levels=levels, colors=contour.get("color", "black"),
+                   linewidths=contour.get("width", 1.2), origin=origin, extent=extent)
 
 
 def readable_mode():

@@ -85,9 +85,9 @@ nlohmann::json run_metadata(const std::string& program, const CommonOptions& opt
 }
 
 std::filesystem::path save_result(const CommonOptions& options, const std::string& name,
-                                  const nlohmann::json& result) {
+                                  const nlohmann::json& result, int indent) {
   const std::filesystem::path path = options.out / name;
-  g2c::write_json_atomic(path, result);
+  g2c::write_json_atomic(path, result, indent);
   std::cout << "wrote " << path.string() << "\n";
   return path;
 }

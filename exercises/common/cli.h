@@ -39,9 +39,10 @@ torch::Device prepare(const CommonOptions& options);
 nlohmann::json run_metadata(const std::string& program, const CommonOptions& options,
                             const torch::Device& device);
 
-/// Writes `result` to out/<name> atomically and prints where it went.
+/// Writes `result` to out/<name> atomically and prints where it went. `indent` as in
+/// g2c::write_json_atomic (-1 writes one line: for results that carry large grids).
 std::filesystem::path save_result(const CommonOptions& options, const std::string& name,
-                                  const nlohmann::json& result);
+                                  const nlohmann::json& result, int indent = 2);
 
 /// Renders figures from a result file with scripts/plot.py (when --no-plot was not given and the
 /// project's Python environment exists); returns the PNG paths it reported, empty otherwise.

@@ -68,7 +68,7 @@ void write_file_atomic(const fs::path& path, std::string_view contents) {
   }
 }
 
-void write_json_atomic(const fs::path& path, const nlohmann::json& value) {
+void write_json_atomic(const fs::path& path, const nlohmann::json& value, int indent) {
   std::string where;
   if (has_non_finite(value, where, "")) {
     throw ValueError(fmt::format(
@@ -76,7 +76,7 @@ void write_json_atomic(const fs::path& path, const nlohmann::json& value) {
         "smaller learning rate)",
         path.string(), where));
   }
-  write_file_atomic(path, value.dump(2) + "\n");
+  write_file_atomic(path, value.dump(indent) + "\n");
 }
 
 std::string read_file(const fs::path& path) {

@@ -12,9 +12,11 @@ namespace g2c {
 /// parent folders as needed. Readers see either the old file or the complete new one.
 void write_file_atomic(const std::filesystem::path& path, std::string_view contents);
 
-/// Writes `value` as 2-space-indented JSON with a trailing newline, atomically.
-/// Non-finite numbers are rejected (JSON has no NaN) with a ValueError naming the path.
-void write_json_atomic(const std::filesystem::path& path, const nlohmann::json& value);
+/// Writes `value` as JSON indented by `indent` spaces (-1: all on one line, for large grids) with a
+/// trailing newline, atomically. Non-finite numbers are rejected (JSON has no NaN) with a
+/// ValueError naming the path.
+void write_json_atomic(const std::filesystem::path& path, const nlohmann::json& value,
+                       int indent = 2);
 
 /// Reads a whole file; ValueError naming the path when it cannot be read.
 std::string read_file(const std::filesystem::path& path);

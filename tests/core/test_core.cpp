@@ -59,6 +59,15 @@ TEST_CASE("write_json_atomic_round_trips_and_leaves_no_temporary", "[core]") {
   CHECK(entries == 1);
 }
 
+TEST_CASE("write_json_atomic_compact_writes_one_line", "[core]") {
+  const fs::path path = fresh_temp_dir("compact") / "grid.json";
+  const nlohmann::json grid = {{"grid", {{0.25, 0.5}, {0.75, 1.0}}}};
+  g2c::write_json_atomic(path, grid, /*indent=*/-1);
+  const std::string text = g2c::read_file(path);
+  CHECK(text == "{\"grid\":[[0.25,0.5],[0.75,1.0]]}\n");
+  CHECK(nlohmann::json::parse(text) == grid);
+}
+
 TEST_CASE("write_json_atomic_rejects_nan_and_keeps_the_old_file", "[core]") {
   const fs::path dir = fresh_temp_dir("nan");
   const fs::path path = dir / "result.json";

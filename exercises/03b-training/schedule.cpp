@@ -1,0 +1,91 @@
+// Exercise 03b.6 — the warmup + cosine learning-rate schedule, step by step: a linear ramp to
+// max_lr, a cosine down to min_lr at max_steps, and min_lr from then on.
+#include <fmt/format.h>
+
+#include "exercises/common/cli.h"
+#include "g2c/core/errors.h"
+#include "g2c/training/schedule.h"
+
+namespace {
+
+struct Config {
+  std::int64_t warmup = 100;
+  std::int64_t max_steps = 1000;
+  double max_lr = 3e-4;
+  double min_lr = 3e-5;
+  std::int64_t after = 100;  // steps drawn past max_steps, to show the floor
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Module 03b, exercise 6: plot the warmup + cosine learning-rate schedule"};
+  g2c::exercises::CommonOptions options;
+  options.out = "results/03b-training";
+  Config config;
+  g2c::exercises::add_common_options(app, options);
+  app.add_option("--warmup", config.warmup, "Warmup steps")->capture_default_str();
+  app.add_option("--max-steps", config.max_steps, "Step at which the decay reaches min_lr")
+      ->capture_default_str();
+  app.add_option("--max-lr", config.max_lr, "Peak learning rate")->capture_default_str();
+  app.add_option("--min-lr", config.min_lr, "Floor learning rate")->capture_default_str();
+  app.add_option("--after", config.after, "Steps to draw past max_steps")->capture_default_str();
+  return g2c::exercises::run(app, argc, argv, [&] {
+    if (config.warmup < 0 || config.max_steps < 1 || config.after < 0 || !(config.max_lr > 0) ||
+        !(config.min_lr >= 0 && config.min_lr <= config.max_lr)) {
+      throw g2c::ValueError(fmt::format(
+          "need --warmup >= 0, --max-steps >= 1, --after >= 0 and 0 <= --min-lr <= --max-lr, "
+          "--max-lr > 0; got warmup {}, max_steps {}, after {}, max_lr {}, min_lr {}",
+          config.warmup, config.max_steps, config.after, config.max_lr, config.min_lr));
+    }
+    const auto device = g2c::exercises::prepare(options);  // pure arithmetic: runs anywhere
+    std::vector<std::int64_t> steps;
+    std::vector<double> lrs;
+    for (std::int64_t step = 0; step <= config.max_steps + config.after; ++step) {
+      steps.push_back(step);
+      lrs.push_back(g2c::training::cosine_with_warmup(step, config.warmup, config.max_steps,
+                                                      config.max_lr, config.min_lr));
+    }
+    // The landmarks: the first step, the last and first steps around the end of the warmup,
+    // halfway through the decay, max_steps, and the last step drawn.
+    const std::vector<std::pair<std::string, std::int64_t>> landmarks{
+        {"first step", 0},
+        {"last warmup step", std::max<std::int64_t>(config.warmup - 1, 0)},
+        {"first cosine step", config.warmup},
+        {"halfway through the decay", (config.warmup + config.max_steps) / 2},
+        {"max_steps", config.max_steps},
+        {"held at min_lr", config.max_steps + config.after}};
+    nlohmann::json table = nlohmann::json::array();
+    for (const auto& [what, step] : landmarks) {
+      if (step < 0 || step >= static_cast<std::int64_t>(lrs.size())) continue;
+      const double lr = lrs[static_cast<std::size_t>(step)];
+      fmt::print("step {:>6}  lr {:<12.6g} {}\n", step, lr, what);
+      table.push_back({{"step", step}, {"lr", lr}, {"what", what}});
+    }
+
+    auto result = g2c::exercises::run_metadata("03b_schedule", options, device);
+    result["config"] = {{"warmup_steps", config.warmup},
+                        {"max_steps", config.max_steps},
+                        {"max_lr", config.max_lr},
+                        {"min_lr", config.min_lr},
+                        {"after", config.after}};
+    result["step"] = steps;
+    result["lr"] = lrs;
+    result["landmarks"] = table;
+    result["figures"] = {
+        {{"file", "schedule.png"},
+         {"kind", "line"},
+         {"title", "Linear warmup + cosine decay"},
+         {"xlabel", "step"},
+         {"ylabel", "learning rate"},
+         {"series", {{{"label", "cosine_with_warmup"}, {"x", "/step"}, {"y", "/lr"}}}},
+         {"vlines",
+          {{{"x", config.warmup}, {"label", "end of warmup"}, {"style", "--"}},
+           {{"x", config.max_steps}, {"label", "max_steps"}, {"style", ":"}}}},
+         {"hlines",
+          {{{"y", config.max_lr}, {"label", "max_lr"}, {"color", "lightgray"}},
+           {{"y", config.min_lr}, {"label", "min_lr"}, {"color", "darkgray"}}}}}};
+    const auto path = g2c::exercises::save_result(options, "schedule.json", result);
+    g2c::exercises::plot_result(options, path);
+  });
+}
