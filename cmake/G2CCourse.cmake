@@ -165,6 +165,19 @@ function(g2c_course_source file out)
   endif()
 endfunction()
 
+# TRUE when every student file of `module` (and of its lettered parts, 03 -> 03b) is switched to
+# its reference: what a test of code built on the module's work needs to pass.
+function(g2c_module_solved module out)
+  set(result TRUE)
+  foreach(entry IN LISTS G2C_COURSE_FILES)
+    _g2c_entry("${entry}" entry_module topic file)
+    if(entry_module MATCHES "^${module}[a-z]?$" AND NOT file IN_LIST G2C_SOLUTION_FILES)
+      set(result FALSE)
+    endif()
+  endforeach()
+  set(${out} ${result} PARENT_SCOPE)
+endfunction()
+
 # Writes the table where scripts can read it (scripts/test.sh checks the twins against it).
 function(g2c_write_course_map path)
   set(text "# module topic file (generated from cmake/G2CCourse.cmake)\n")
