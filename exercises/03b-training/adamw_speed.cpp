@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/timing.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/progress.h"
 #include "g2c/nn/device.h"
@@ -69,12 +70,6 @@ double time_steps(Optimizer& optimizer, std::int64_t repeats, const torch::Devic
   return elapsed.count() / static_cast<double>(repeats);
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const auto n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -134,7 +129,8 @@ int main(int argc, char** argv) {
       difference =
           std::max(difference, (ours_params[i] - theirs_params[i]).abs().max().item<double>());
     }
-    const double ours_median = median(ours_ms), theirs_median = median(theirs_ms);
+    const double ours_median = g2c::exercises::median(ours_ms),
+                 theirs_median = g2c::exercises::median(theirs_ms);
     fmt::print("AdamW::step               {:8.3f} ms/step (median of {} blocks of {})\n",
                ours_median, config.blocks, config.repeats);
     fmt::print("torch::optim::AdamW::step {:8.3f} ms/step\n", theirs_median);

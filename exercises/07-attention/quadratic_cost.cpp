@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/timing.h"
 #include "g2c/attention/self_attention.h"
 #include "g2c/core/errors.h"
 
@@ -32,8 +33,7 @@ double median_seconds(Body&& body, int repeats, const torch::Device& device) {
     times.push_back(
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return g2c::exercises::median(times);
 }
 
 /// Least-squares slope of log(y) against log(x) over the points with x >= from.

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/timing.h"
 #include "g2c/attention/multi_head.h"
 #include "g2c/attention/self_attention.h"
 
@@ -23,8 +24,7 @@ double median_ms(Step&& step, int repeats) {
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
             .count());
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return g2c::exercises::median(times);
 }
 
 /// The layer's projections around the fused kernel: (B, T, D) -> (B, T, D) with H heads.

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/timing.h"
 #include "g2c/core/errors.h"
 #include "g2c/nn/device.h"
 #include "g2c/sampling/generate.h"
@@ -29,12 +30,6 @@ struct Config {
   double temperature = 1.0;  // sampled with a seeded generator, the same for both methods
   std::int64_t threads = 0;  // 0: LibTorch's default
 };
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const auto n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
 
 }  // namespace
 
@@ -118,8 +113,10 @@ int main(int argc, char** argv) {
         cached_seconds.push_back(t_cached);
         same_tokens = same_tokens && torch::equal(plain_ids, cached_ids);
       }
-      const double uncached_rate = static_cast<double>(count) / median(uncached_seconds);
-      const double cached_rate = static_cast<double>(count) / median(cached_seconds);
+      const double uncached_rate =
+          static_cast<double>(count) / g2c::exercises::median(uncached_seconds);
+      const double cached_rate =
+          static_cast<double>(count) / g2c::exercises::median(cached_seconds);
       fmt::print(
           "{:>4} new tokens: {:8.1f} tokens/s without the cache, {:8.1f} with it "
           "({:.1f}x); same tokens: {}\n",
