@@ -13,10 +13,11 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/corpus.h"
 #include "exercises/common/course_tokenizer.h"
 #include "exercises/common/data.h"
 #include "exercises/common/tensor_json.h"
-#include "exercises/common/tiny_lm.h"
+#include "exercises/common/training.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/progress.h"
 #include "g2c/nn/losses.h"
@@ -93,57 +94,38 @@ std::vector<std::int64_t> to_vector(const torch::Tensor& ids) {
   return {flat.data_ptr<std::int64_t>(), flat.data_ptr<std::int64_t>() + flat.numel()};
 }
 
-/// Trains `model` with AdamW on random windows of `train`; returns {steps, losses}.
-nlohmann::json train(g2c::transformer::TransformerLM& model, const torch::Tensor& train_ids,
-                     const torch::Tensor& val_ids, const Config& config,
-                     const g2c::exercises::CommonOptions& options, const torch::Device& device) {
+/// Trains `model` with AdamW on random next-token windows of the corpus's training ids, through the
+/// exercises' one training loop; returns the logged curve and the final validation loss.
+nlohmann::json train(g2c::transformer::TransformerLM& model, const g2c::exercises::Corpus& corpus,
+                     const Config& config, const g2c::exercises::CommonOptions& options) {
+  using g2c::exercises::TargetRule;
+  using g2c::exercises::WindowSampler;
   g2c::nn::AdamW optimizer(model->parameters(), config.lr, {0.9, 0.999}, 1e-8, config.weight_decay);
-  const g2c::nn::CrossEntropyLoss loss_fn;
-  auto batches = at::make_generator<at::CPUGeneratorImpl>(options.seed + 1);
-  const auto next_token_loss = [&](const torch::Tensor& windows) {  // (B, T + 1)
-    const auto T = config.context_length;
-    const auto x = windows.narrow(1, 0, T).to(device), y = windows.narrow(1, 1, T).to(device);
-    return loss_fn(model(x).reshape({-1, config.vocab}), y.reshape({-1}));  // (B·T, V), (B·T)
-  };
-  std::vector<std::int64_t> steps;
-  std::vector<double> losses;
-  const auto start = std::chrono::steady_clock::now();
-  g2c::Progress progress("training", options.steps, !options.quiet);
-  for (std::int64_t step = 0; step < options.steps; ++step) {
-    const auto windows = g2c::exercises::sample_windows(train_ids, config.batch_size,
-                                                        config.context_length + 1, batches);
-    const auto loss = next_token_loss(windows);
-    optimizer.zero_grad();
-    loss.backward();
-    optimizer.step();
-    if (step % config.log_every == 0 || step == options.steps - 1) {
-      steps.push_back(step);
-      losses.push_back(loss.item<double>());
-      progress.update(step + 1, fmt::format("loss {:.3f}", losses.back()));
-    }
-  }
-  progress.finish(fmt::format("loss {:.3f}", losses.back()));
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  torch::NoGradGuard no_grad;
-  auto val_batches = at::make_generator<at::CPUGeneratorImpl>(options.seed + 2);
-  double val_loss = 0.0;
-  for (int i = 0; i < 10; ++i) {
-    val_loss +=
-        next_token_loss(g2c::exercises::sample_windows(val_ids, config.batch_size,
-                                                       config.context_length + 1, val_batches))
-            .item<double>() /
-        10.0;
-  }
+  WindowSampler batches(corpus.train, config.context_length, config.batch_size,
+                        TargetRule::kNextToken, /*seed=*/options.seed + 1);
+  const auto validation =
+      WindowSampler(corpus.val, config.context_length, config.batch_size, TargetRule::kNextToken,
+                    /*seed=*/options.seed + 2)
+          .fixed(/*count=*/10, /*seed=*/options.seed + 2);
+  const auto run = g2c::exercises::train_language_model(
+      *model, optimizer, batches, validation,
+      g2c::exercises::TrainOptions()
+          .steps(options.steps)
+          .log_every(config.log_every)
+          .label("training")
+          .show_progress(!options.quiet)
+          .files_to_check({"g2c/transformer/transformer_lm.cpp", "g2c/transformer/block.cpp"}));
+  const double ln_vocab = std::log(static_cast<double>(config.vocab));
   fmt::print(
-      "trained {} steps in {:.1f}s: train loss {:.3f}, validation loss {:.3f} (ln V = "
-      "{:.3f})\n",
-      options.steps, seconds, losses.back(), val_loss, std::log(static_cast<double>(config.vocab)));
-  return {{"steps", steps},
-          {"train_loss", losses},
-          {"val_loss", val_loss},
-          {"seconds", seconds},
-          {"ln_vocab", std::log(static_cast<double>(config.vocab))}};
+      "trained {} steps in {:.1f}s: train loss {:.3f}, validation loss {:.3f} (ln V = {:.3f})\n",
+      options.steps, run.wall_seconds, run.final_train_loss, run.final_val_loss.value_or(NAN),
+      ln_vocab);
+  return {{"steps", run.steps},
+          {"train_loss", run.train_loss},
+          {"val_loss", run.final_val_loss.value_or(NAN)},
+          {"val_curve", run.val_loss},
+          {"seconds", run.wall_seconds},
+          {"ln_vocab", ln_vocab}};
 }
 
 }  // namespace
@@ -188,11 +170,9 @@ int main(int argc, char** argv) {
     const std::string text = g2c::exercises::load_tinyshakespeare();
     const auto tokenizer = g2c::exercises::course_tokenizer("bpe", text, config.vocab);
     config.vocab = tokenizer.size();  // characters when the tokenizer artifact is missing
-    const auto ids = torch::tensor(tokenizer.encode(text), torch::kLong);
-    const auto split = ids.numel() * 9 / 10;
-    const auto train_ids = ids.narrow(0, 0, split),
-               val_ids = ids.narrow(0, split, ids.numel() - split);
-    fmt::print("{}: {} training tokens\n", tokenizer.description(), train_ids.numel());
+    const auto corpus =
+        g2c::exercises::split_corpus(torch::tensor(tokenizer.encode(text), torch::kLong));
+    fmt::print("{}: {} training tokens\n", tokenizer.description(), corpus.train.numel());
 
     torch::manual_seed(options.seed);
     g2c::transformer::TransformerLM model(g2c::transformer::TransformerLMOptions(
@@ -201,7 +181,7 @@ int main(int argc, char** argv) {
     model->to(device);
     std::int64_t parameters = 0;
     for (const auto& p : model->parameters()) parameters += p.numel();
-    const auto training = train(model, train_ids, val_ids, config, options, device);
+    const auto training = train(model, corpus, config, options);
 
     // The next-token distribution after the probe, before and after each warper.
     const auto probe_ids = tokenizer.encode(config.probe);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -24,11 +25,12 @@ inline nlohmann::json hline(double y, const std::string& label) {
   return {{"y", y}, {"label", label}};
 }
 
-/// A line plot written to `file` (next to the JSON).
+/// A line plot written to `file` (next to the JSON). `series` and `hlines` are vectors, not json:
+/// a braced list of one json value would be that value itself, not an array of one.
 inline nlohmann::json line_figure(const std::string& file, const std::string& title,
                                   const std::string& xlabel, const std::string& ylabel,
-                                  const nlohmann::json& series,
-                                  const nlohmann::json& hlines = nlohmann::json::array()) {
+                                  const std::vector<nlohmann::json>& series,
+                                  const std::vector<nlohmann::json>& hlines = {}) {
   return {{"file", file},     {"kind", "line"},   {"title", title},  {"xlabel", xlabel},
           {"ylabel", ylabel}, {"series", series}, {"hlines", hlines}};
 }

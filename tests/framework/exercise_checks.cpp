@@ -8,6 +8,7 @@
 
 #include "exercises/common/batches.h"
 #include "exercises/common/corpus.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/generation.h"
 #include "exercises/common/side_by_side.h"
 #include "exercises/common/tiny_lm.h"
@@ -303,4 +304,17 @@ TEST_CASE("corpus_split_is_ninety_ten", "[exercises]") {
   CHECK(random.decode({3, 0}) == "3 0 ");
   CHECK(random.val_prefix(2).size() == 2);
   CHECK_THROWS_AS(random.val_prefix(101), g2c::ValueError);
+}
+
+TEST_CASE("line_figure_keeps_a_single_series_and_reference_line_in_arrays", "[exercises]") {
+  // plot.py iterates both lists: one entry must still arrive as an array of one, not as the entry.
+  const auto figure = g2c::exercises::line_figure(
+      "loss.png", "Loss", "step", "nats", {g2c::exercises::line_series("train", "/x", "/y")},
+      {g2c::exercises::hline(1.0, "ln V")});
+  REQUIRE(figure["series"].is_array());
+  REQUIRE(figure["hlines"].is_array());
+  CHECK(figure["series"].size() == 1);
+  CHECK(figure["hlines"].size() == 1);
+  CHECK(figure["hlines"][0]["y"] == 1.0);
+  CHECK(g2c::exercises::line_figure("a.png", "", "", "", {})["hlines"].empty());
 }
