@@ -40,6 +40,7 @@ set(G2C_COURSE_FILES
   "09  transformer transformer/block"
   "09  transformer transformer/transformer_lm"
   "09b pretraining pretraining/loss"
+  "10  pretraining pretraining/trainer"
   "11  sampling   sampling/temperature"
   "11  sampling   sampling/top_k"
   "11  sampling   sampling/top_p"
