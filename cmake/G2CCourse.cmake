@@ -7,7 +7,7 @@
 # language; selectors may be combined in a comma or space separated list:
 #   (empty) 0 off none      no solutions (the student build)
 #   1 on all                every solution (the reference build)
-#   7  07  03b              one module ("03" also covers its parts such as "03b")
+#   7  07  03b  09b         one module ("03" also covers its parts such as "03b")
 #   03-07                   a range of modules (parts included)
 #   attention               a topic (a folder under g2c/)
 #   attention/self_attention one file
@@ -39,6 +39,8 @@ set(G2C_COURSE_FILES
   "09  transformer transformer/ffn"
   "09  transformer transformer/block"
   "09  transformer transformer/transformer_lm"
+  "09b pretraining pretraining/loss"
+  "10  pretraining pretraining/trainer"
   "11  sampling   sampling/temperature"
   "11  sampling   sampling/top_k"
   "11  sampling   sampling/top_p"

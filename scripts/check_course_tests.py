@@ -75,7 +75,8 @@ def read_python_names(path):
     text = open(path, encoding="utf-8").read()
     modules = OrderedDict()
     for match in re.finditer(r"^## (\w+) — tests/\S+.*?\n```text\n(.*?)```", text, re.S | re.M):
-        modules[match.group(1)] = [line.split()[0] for line in match.group(2).splitlines() if line.strip()]
+        # Module names compare in lower case: the names file writes "09B", the manifest "09b".
+        modules[match.group(1).lower()] = [line.split()[0] for line in match.group(2).splitlines() if line.strip()]
     return modules
 
 

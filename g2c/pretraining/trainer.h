@@ -1,0 +1,168 @@
+// Module 10 — the Trainer: the pretraining loop of a language model, with evaluation, logging and
+// checkpoints that resume exactly.
+//
+// One training step, in the order that matters:
+//   batch   x, y = get_lm_batch(train_ids, B, T, generator)     (B, T) each, moved to the device
+//   lr      lr = cosine_with_warmup(step, …); optimizer->lr = lr  (read *before* step advances)
+//   grads   zero_grad; loss = lm_cross_entropy(model(x), y); loss.backward()
+//   clip    grad_norm = clip_grad_norm_(params, grad_clip)       (pre-clip norm; 0.0 without clip)
+//   update  optimizer->step(); step += 1
+// train() repeats that until step == max_steps, appending to a TrainingHistory every log_every
+// steps, evaluating on held-out ids every eval_every steps, and writing a rolling checkpoint every
+// checkpoint_every steps. Trainer::train_step is the student's; the rest is provided.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+#include <nlohmann/json.hpp>
+
+#include "g2c/nn/module.h"
+#include "g2c/nn/optim.h"
+
+namespace g2c::pretraining {
+
+/// What one train_step reports.
+struct StepMetrics {
+  double loss = 0.0;       // the batch's mean loss, before the update
+  double lr = 0.0;         // the learning rate the update used
+  double grad_norm = 0.0;  // global gradient norm before clipping; 0.0 when grad_clip is unset
+};
+
+/// The six series a training run records. step/train_loss/lr/grad_norm are appended together every
+/// log_every steps (and at the last step); val_step/val_loss every eval_every steps when there is
+/// validation data. Steps are the 0-based index of the step that ran.
+struct TrainingHistory {
+  std::vector<std::int64_t> step;
+  std::vector<double> train_loss;
+  std::vector<double> lr;
+  std::vector<double> grad_norm;
+  std::vector<std::int64_t> val_step;
+  std::vector<double> val_loss;
+
+  /// {"step": [...], "train_loss": [...], "lr": [...], "grad_norm": [...], "val_step": [...],
+  /// "val_loss": [...]}. Non-finite losses are written as null (JSON has no NaN).
+  nlohmann::json to_json() const;
+  bool operator==(const TrainingHistory&) const = default;
+};
+
+/// A history with six empty series (Python's empty_training_history()).
+TrainingHistory empty_training_history();
+
+/// What on_log receives at every logged or evaluated step.
+struct LogEvent {
+  std::int64_t step = 0;  // index of the step that just ran
+  double train_loss = 0.0;
+  std::optional<double> val_loss;  // set only when this step evaluated
+  double lr = 0.0;
+  double grad_norm = 0.0;
+  double elapsed_s = 0.0;    // since this train() call started
+  double steps_per_s = 0.0;  // steps of this call / elapsed_s
+};
+
+struct TrainerOptions {
+  TrainerOptions(std::int64_t batch_size, std::int64_t context_length, std::int64_t max_steps,
+                 double max_lr)
+      : batch_size_(batch_size),
+        context_length_(context_length),
+        max_steps_(max_steps),
+        max_lr_(max_lr) {}
+  TORCH_ARG(std::int64_t, batch_size);      // B windows per step
+  TORCH_ARG(std::int64_t, context_length);  // T tokens per window (≤ the model's max_seq_len)
+  TORCH_ARG(std::int64_t, max_steps);       // the run's length and the schedule's horizon
+  TORCH_ARG(double, max_lr);                // peak learning rate, at the end of warmup
+  TORCH_ARG(double, min_lr) = 0.0;          // floor at the end of the cosine
+  TORCH_ARG(std::int64_t, warmup_steps) = 0;
+  TORCH_ARG(double, weight_decay) = 0.0;
+  TORCH_ARG(std::optional<double>, grad_clip) = std::nullopt;  // global norm; unset: no clipping
+  TORCH_ARG(std::int64_t, eval_every) = 100;
+  TORCH_ARG(std::int64_t, eval_iters) = 20;  // batches averaged by evaluate()
+  TORCH_ARG(std::int64_t, log_every) = 10;
+  /// Draws every training and evaluation batch (and is saved in checkpoints, so a resumed run
+  /// draws the same batches). Unset: LibTorch's global generator, not saved.
+  TORCH_ARG(std::optional<at::Generator>, generator) = std::nullopt;
+  TORCH_ARG(std::string, device) = "auto";    // "auto", "cpu", "cuda", "mps"
+  TORCH_ARG(std::string, optimizer) = "sgd";  // "sgd" or "adamw", any case
+};
+
+/// The optional parts of a train() call.
+struct TrainOptions {
+  TORCH_ARG(std::optional<torch::Tensor>, val_ids) = std::nullopt;  // held-out 1-D ids
+  TORCH_ARG(std::function<void(const LogEvent&)>, on_log) = nullptr;
+  TORCH_ARG(std::optional<std::filesystem::path>, checkpoint_path) = std::nullopt;
+  /// Save every N completed steps and at the last one; needs checkpoint_path.
+  TORCH_ARG(std::optional<std::int64_t>, checkpoint_every) = std::nullopt;
+  TORCH_ARG(nlohmann::json, checkpoint_extra) = nlohmann::json::object();
+};
+
+/// Everything a checkpoint file holds besides the tensors it restores in place.
+struct Checkpoint {
+  std::int64_t version = 1;
+  nlohmann::json trainer;  // step, every hyper-parameter, optimizer_name
+  TrainingHistory history;
+  nlohmann::json extra;  // whatever the caller stored (model config, tokenizer name, …)
+};
+
+class Trainer {
+ public:
+  /// Resolves the device, moves the model there, then builds the optimizer on its parameters
+  /// (SGD(max_lr, weight_decay) or AdamW(max_lr, default betas and eps, weight_decay)); step = 0.
+  /// ValueError for an unknown optimizer name or an unavailable device.
+  /// Example: Trainer trainer(model, TrainerOptions(/*batch_size=*/32, /*context_length=*/128,
+  ///          /*max_steps=*/1000, /*max_lr=*/6e-4).optimizer("adamw").grad_clip(1.0));
+  Trainer(std::shared_ptr<g2c::nn::Module> model, TrainerOptions options);
+  template <typename ModuleType>
+  Trainer(const torch::nn::ModuleHolder<ModuleType>& model, TrainerOptions options)
+      : Trainer(std::static_pointer_cast<g2c::nn::Module>(model.ptr()), std::move(options)) {}
+
+  /// The schedule's learning rate at `step` (the current step when none):
+  /// cosine_with_warmup(step, warmup_steps, max_steps, max_lr, min_lr).
+  double lr() const { return lr(step); }
+  double lr(std::int64_t at_step) const;
+
+  /// One optimization step on a fresh batch of train_ids; advances `step` by one.
+  StepMetrics train_step(const torch::Tensor& train_ids);
+
+  /// Mean lm_cross_entropy over eval_iters batches of ids, without autograd. The batches come
+  /// from the trainer's generator, like the training batches. Perplexity is std::exp of it.
+  double evaluate(const torch::Tensor& ids);
+
+  /// Trains until step == max_steps, appending to `history` and returning it. ValueError when
+  /// checkpoint_every is set and not positive. If a step throws, a checkpoint of the last
+  /// completed step is written (when checkpoint_path is set) before the exception goes on.
+  TrainingHistory& train(const torch::Tensor& train_ids, TrainingHistory& history,
+                         const TrainOptions& options = {});
+  /// The same with a new history, returned by value.
+  TrainingHistory train(const torch::Tensor& train_ids, const TrainOptions& options = {});
+
+  /// Writes model parameters, optimizer state, generator state, step, hyper-parameters, history and
+  /// `extra` to one file, atomically: through a temporary file and a rename, with the previous
+  /// checkpoint kept as `<path>.bak`. A run killed mid-save leaves the last good checkpoint.
+  void save_checkpoint(const std::filesystem::path& path, const TrainingHistory& history = {},
+                       const nlohmann::json& extra = nlohmann::json::object()) const;
+
+  /// Restores model parameters, optimizer state, step and (when this trainer has a generator)
+  /// the generator state from a save_checkpoint file, and returns its history and extra. When
+  /// `path` is missing but `<path>.bak` exists, that is loaded. ValueError for a missing or
+  /// unreadable file, another parameter count or shape, or another optimizer (naming both).
+  Checkpoint load_checkpoint(const std::filesystem::path& path);
+
+  std::shared_ptr<g2c::nn::Module> model;
+  TrainerOptions options;
+  torch::Device device;
+  std::string optimizer_name;  // "sgd" or "adamw"
+  std::unique_ptr<g2c::nn::Optimizer> optimizer;
+  std::int64_t step = 0;  // steps completed; the next train_step runs step `step`
+};
+
+/// Reads a checkpoint file's metadata and history without a trainer (ValueError when it is not a
+/// readable checkpoint).
+Checkpoint read_checkpoint(const std::filesystem::path& path);
+
+}  // namespace g2c::pretraining

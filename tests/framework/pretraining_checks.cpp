@@ -1,0 +1,292 @@
+// Module 10 framework tests: a run interrupted mid-way and resumed from its checkpoint matches an
+// uninterrupted run bit for bit (losses, validation losses, parameters); checkpoint writes keep the
+// previous file as .bak and a missing checkpoint falls back to it; restore refuses another model
+// shape or optimizer; one train_step equals the same step written with LibTorch's own operators;
+// model artifacts load back by name, alias or folder with the same weights, and refuse a config
+// that does not fit them.
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include "g2c/core/atomic_file.h"
+#include "g2c/core/errors.h"
+#include "g2c/pretraining/data.h"
+#include "g2c/pretraining/model_artifact.h"
+#include "g2c/pretraining/trainer.h"
+#include "g2c/transformer/transformer_lm.h"
+#include "torch_test.h"
+
+using Catch::Matchers::Contains;
+using g2c::pretraining::LogEvent;
+using g2c::pretraining::Trainer;
+using g2c::pretraining::TrainerOptions;
+using g2c::pretraining::TrainingHistory;
+using g2c::pretraining::TrainOptions;
+using g2c::testing::max_abs_diff;
+using g2c::transformer::TransformerLM;
+using g2c::transformer::TransformerLMOptions;
+
+namespace {
+
+[[maybe_unused]] const bool kOneThread = [] {
+  torch::set_num_threads(1);
+  return true;
+}();
+
+TransformerLM model_with_seed(std::uint64_t seed, std::int64_t embedding_dim = 8) {
+  torch::manual_seed(seed);
+  return TransformerLM(TransformerLMOptions(/*vocab_size=*/12, embedding_dim, /*num_layers=*/1,
+                                            /*num_heads=*/2, /*max_seq_len=*/16));
+}
+
+/// AdamW with warmup, cosine, clipping and its own batch generator: everything a resume restores.
+TrainerOptions resumable_options(std::int64_t max_steps) {
+  return TrainerOptions(/*batch_size=*/4, /*context_length=*/6, max_steps, /*max_lr=*/3e-2)
+      .min_lr(1e-3)
+      .warmup_steps(3)
+      .weight_decay(0.01)
+      .grad_clip(0.5)
+      .eval_every(4)
+      .eval_iters(2)
+      .log_every(1)
+      .optimizer("adamw")
+      .device("cpu")
+      .generator(at::make_generator<at::CPUGeneratorImpl>(7));
+}
+
+std::filesystem::path temporary_folder(const std::string& name) {
+  const auto folder = std::filesystem::temp_directory_path() /
+                      ("g2c-framework-pretraining-" + name + "-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(folder);
+  std::filesystem::create_directories(folder);
+  return folder;
+}
+
+struct StopRun : std::runtime_error {
+  StopRun() : std::runtime_error("stopped by the test, as a Ctrl-C would") {}
+};
+
+}  // namespace
+
+TEST_CASE("resumed_run_matches_an_uninterrupted_run_exactly", "[trainer][checkpoint]") {
+  torch::manual_seed(1);
+  const auto train_ids = torch::randint(0, 12, {300}, torch::kLong);
+  const auto val_ids = torch::randint(0, 12, {100}, torch::kLong);
+
+  // The whole run, without a break.
+  Trainer straight(model_with_seed(0), resumable_options(12));
+  const auto expected = straight.train(train_ids, TrainOptions().val_ids(val_ids));
+
+  // The same run, stopped by an exception after step 6 (the trainer saves on the way out), then
+  // continued by a new process: a fresh model with other weights and a generator in another state.
+  const auto path = temporary_folder("resume") / "run.ckpt";
+  Trainer first(model_with_seed(0), resumable_options(12));
+  TrainingHistory partial;
+  CHECK_THROWS_AS(
+      first.train(train_ids, partial,
+                  TrainOptions().val_ids(val_ids).checkpoint_path(path).checkpoint_every(5).on_log(
+                      [](const LogEvent& event) {
+                        if (event.step == 6) throw StopRun();
+                      })),
+      StopRun);
+  REQUIRE(first.step == 7);
+
+  Trainer second(model_with_seed(99),
+                 resumable_options(12).generator(at::make_generator<at::CPUGeneratorImpl>(12345)));
+  auto checkpoint = second.load_checkpoint(path);
+  REQUIRE(second.step == 7);
+  const auto& resumed =
+      second.train(train_ids, checkpoint.history, TrainOptions().val_ids(val_ids));
+
+  CHECK(resumed.step == expected.step);
+  CHECK(resumed.val_step == expected.val_step);
+  double loss_difference = 0.0;
+  for (std::size_t i = 0; i < expected.train_loss.size(); ++i) {
+    loss_difference =
+        std::max(loss_difference, std::abs(resumed.train_loss[i] - expected.train_loss[i]));
+  }
+  for (std::size_t i = 0; i < expected.val_loss.size(); ++i) {
+    loss_difference =
+        std::max(loss_difference, std::abs(resumed.val_loss[i] - expected.val_loss[i]));
+  }
+  double param_difference = 0.0;
+  const auto a = straight.model->parameters();
+  const auto b = second.model->parameters();
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    param_difference = std::max(param_difference, max_abs_diff(a[i], b[i]));
+  }
+  std::cout << "largest |difference| resumed vs uninterrupted: losses " << loss_difference
+            << ", parameters " << param_difference << "\n";
+  CHECK(resumed.train_loss == expected.train_loss);
+  CHECK(resumed.val_loss == expected.val_loss);
+  CHECK(param_difference == 0.0);
+  std::filesystem::remove_all(path.parent_path());
+}
+
+TEST_CASE("checkpoint_keeps_the_previous_file_as_bak", "[checkpoint]") {
+  const auto path = temporary_folder("bak") / "run.ckpt";
+  Trainer trainer(model_with_seed(0), resumable_options(4));
+  trainer.step = 3;
+  trainer.save_checkpoint(path);
+  trainer.step = 4;
+  trainer.save_checkpoint(path);
+  CHECK(g2c::pretraining::read_checkpoint(path).trainer["step"] == 4);
+  const auto backup = std::filesystem::path(path.string() + ".bak");
+  REQUIRE(std::filesystem::exists(backup));
+  CHECK(g2c::pretraining::read_checkpoint(backup).trainer["step"] == 3);
+  // No temporary files are left beside them.
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& entry :
+       std::filesystem::directory_iterator(path.parent_path())) {
+    ++files;
+  }
+  CHECK(files == 2);
+  // A checkpoint lost between the two renames: the last good one is the .bak.
+  std::filesystem::remove(path);
+  Trainer restarted(model_with_seed(0), resumable_options(4));
+  restarted.load_checkpoint(path);
+  CHECK(restarted.step == 3);
+  std::filesystem::remove_all(path.parent_path());
+}
+
+TEST_CASE("checkpoint_restore_rejects_another_model_or_optimizer", "[checkpoint]") {
+  const auto path = temporary_folder("reject") / "run.ckpt";
+  Trainer trainer(model_with_seed(0), resumable_options(4));
+  trainer.save_checkpoint(path);
+
+  Trainer wider(model_with_seed(0, /*embedding_dim=*/16), resumable_options(4));
+  CHECK_THROWS_AS(wider.load_checkpoint(path), g2c::ValueError);
+  CHECK_THROWS_WITH(wider.load_checkpoint(path), Contains("(12, 8)") && Contains("(12, 16)"));
+  CHECK(wider.step == 0);
+
+  Trainer sgd(model_with_seed(0), resumable_options(4).optimizer("sgd"));
+  CHECK_THROWS_WITH(sgd.load_checkpoint(path), Contains("'adamw'") && Contains("'sgd'"));
+
+  CHECK_THROWS_AS(sgd.load_checkpoint(path.parent_path() / "missing.ckpt"), g2c::ValueError);
+  g2c::write_file_atomic(path.parent_path() / "garbage.ckpt", "not a checkpoint");
+  CHECK_THROWS_AS(sgd.load_checkpoint(path.parent_path() / "garbage.ckpt"), g2c::ValueError);
+  std::filesystem::remove_all(path.parent_path());
+}
+
+TEST_CASE("train_step_matches_a_step_written_with_libtorch", "[trainer]") {
+  // The oracle: torch's cross_entropy, autograd, torch::nn::utils::clip_grad_norm_ and a plain SGD
+  // update on a copy of the model, with the same batch (a generator in the same state).
+  torch::manual_seed(2);
+  const auto ids = torch::randint(0, 12, {200}, torch::kLong);
+  auto model = model_with_seed(0);
+  auto oracle = model_with_seed(0);
+  auto options = TrainerOptions(4, 6, /*max_steps=*/10, /*max_lr=*/0.1)
+                     .warmup_steps(4)
+                     .grad_clip(0.3)
+                     .device("cpu")
+                     .generator(at::make_generator<at::CPUGeneratorImpl>(5));
+  Trainer trainer(model, options);
+  const auto metrics = trainer.train_step(ids);
+
+  auto generator = at::make_generator<at::CPUGeneratorImpl>(5);
+  const auto batch = g2c::pretraining::get_lm_batch(ids, 4, 6, generator);
+  const auto logits = oracle->forward(batch.x);
+  const auto loss =
+      torch::nn::functional::cross_entropy(logits.reshape({-1, 12}), batch.y.reshape({-1}));
+  loss.backward();
+  const double norm = torch::nn::utils::clip_grad_norm_(oracle->parameters(), 0.3);
+  const double lr = 0.1 * 1 / 4;  // warmup step 0: max_lr · 1/4
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : oracle->parameters()) p.sub_(lr * p.grad());
+  }
+  double difference = 0.0;
+  const auto a = model->parameters();
+  const auto b = oracle->parameters();
+  for (std::size_t i = 0; i < a.size(); ++i)
+    difference = std::max(difference, max_abs_diff(a[i], b[i]));
+  std::cout << "largest |parameter difference| = " << difference << ", loss " << metrics.loss
+            << " vs " << loss.item<double>() << ", norm " << metrics.grad_norm << " vs " << norm
+            << "\n";
+  CHECK(metrics.lr == Approx(lr));
+  CHECK(metrics.loss == Approx(loss.item<double>()).epsilon(1e-6));
+  CHECK(metrics.grad_norm == Approx(norm).epsilon(1e-5));
+  CHECK(difference < 1e-6);
+  CHECK(trainer.step == 1);
+}
+
+TEST_CASE("model_artifact_round_trip_by_name_and_by_folder", "[artifact]") {
+  const auto root = temporary_folder("artifacts");
+  ::setenv("G2C_ARTIFACTS_DIR", root.c_str(), /*overwrite=*/1);
+  auto model = model_with_seed(3);
+  TrainingHistory history;
+  history.step = {0, 9};
+  history.train_loss = {2.5, 2.0};
+  history.lr = {1e-3, 5e-4};
+  history.grad_norm = {0.0, 0.0};
+  history.val_step = {9};
+  history.val_loss = {2.1};
+  g2c::pretraining::ModelArtifactInfo info;
+  info.name = "ShakespeareLM-1M";
+  info.source = "tinyshakespeare.txt";
+  info.tokenizer_artifact = "ShakespeareTokenizer";
+  info.training_config = {{"max_steps", 10}};
+  info.seed = 0;
+  info.history = history;
+  const auto folder = g2c::pretraining::save_model_artifact(info, model);
+  CHECK(folder == root / "models" / "ShakespeareLM-1M");
+
+  // By alias, by name and by folder: the same weights, the manifest's fields.
+  for (const std::string& key :
+       std::vector<std::string>{"ShakespeareLM", "ShakespeareLM-1M", folder.string()}) {
+    INFO("loaded as " << key);
+    const auto artifact = g2c::pretraining::load_model_artifact(key);
+    const auto a = model->parameters();
+    const auto b = artifact.model->parameters();
+    REQUIRE(a.size() == b.size());
+    double difference = 0.0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      difference = std::max(difference, max_abs_diff(a[i], b[i]));
+    CHECK(difference == 0.0);
+    CHECK(artifact.manifest["tokenizer_artifact"] == "ShakespeareTokenizer");
+    CHECK(artifact.manifest["steps_completed"] == 10);
+    CHECK(artifact.manifest["final_train_loss"] == 2.0);
+    CHECK(artifact.manifest["final_val_loss"] == 2.1);
+    CHECK(artifact.manifest["vocab_size"] == 12);
+    CHECK(artifact.manifest["module"] == "module-10");
+    CHECK(artifact.manifest.contains("git_commit"));
+    CHECK(artifact.manifest.contains("created_at"));
+    CHECK(artifact.config["model_config"]["embedding_dim"] == 8);
+  }
+  // The rebuilt model computes what the saved one did.
+  const auto ids = torch::randint(0, 12, {2, 5}, torch::kLong);
+  auto loaded = g2c::pretraining::load_model_artifact("ShakespeareLM-1M");
+  ::unsetenv("G2C_ARTIFACTS_DIR");
+  std::filesystem::remove_all(root);
+  torch::NoGradGuard no_grad;
+  model->eval();
+  const auto difference = max_abs_diff(model->forward(ids), loaded.model->forward(ids));
+  std::cout << "largest |logit difference| saved vs loaded model = " << difference << "\n";
+  CHECK(difference == 0.0);
+}
+
+TEST_CASE("model_artifact_load_rejects_missing_or_mismatched", "[artifact]") {
+  const auto root = temporary_folder("artifacts-bad");
+  ::setenv("G2C_ARTIFACTS_DIR", root.c_str(), /*overwrite=*/1);
+  CHECK_THROWS_WITH(g2c::pretraining::load_model_artifact("ShakespeareLM"),
+                    Contains("10_pretrain") && Contains("ShakespeareLM"));
+  g2c::pretraining::ModelArtifactInfo info;
+  info.name = "Tiny";
+  const auto folder = g2c::pretraining::save_model_artifact(info, model_with_seed(0));
+  // A config that no longer matches the weights: D 16 instead of 8.
+  auto config = nlohmann::json::parse(g2c::read_file(folder / "config.json"));
+  config["model_config"]["embedding_dim"] = 16;
+  g2c::write_json_atomic(folder / "config.json", config);
+  CHECK_THROWS_AS(g2c::pretraining::load_model_artifact("Tiny"), g2c::ValueError);
+  CHECK_THROWS_WITH(g2c::pretraining::load_model_artifact("Tiny"),
+                    Contains("(12, 8)") && Contains("(12, 16)"));
+  ::unsetenv("G2C_ARTIFACTS_DIR");
+  std::filesystem::remove_all(root);
+}
