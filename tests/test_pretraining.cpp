@@ -24,6 +24,7 @@
 #include "g2c/pretraining/trainer.h"
 #include "g2c/training/schedule.h"
 #include "g2c/transformer/transformer_lm.h"
+#include "one_thread.h"
 #include "torch_test.h"
 
 using Catch::Matchers::Contains;
@@ -40,11 +41,7 @@ using g2c::transformer::TransformerLMOptions;
 
 namespace {
 
-// Tiny models: a second intra-op thread only adds wake-ups (and ctest -j2 runs two programs).
-[[maybe_unused]] const bool kOneThread = [] {
-  torch::set_num_threads(1);
-  return true;
-}();
+[[maybe_unused]] const bool kOneThread = g2c::testing::use_one_intra_op_thread();
 
 /// The miniature TransformerLM of the trainer tests: seed 0, V 12, D 8, L 1, H 2, max 16.
 TransformerLM tiny_model() {

@@ -21,6 +21,7 @@
 #include "g2c/pretraining/model_artifact.h"
 #include "g2c/pretraining/trainer.h"
 #include "g2c/transformer/transformer_lm.h"
+#include "one_thread.h"
 #include "torch_test.h"
 
 using Catch::Matchers::Contains;
@@ -35,10 +36,7 @@ using g2c::transformer::TransformerLMOptions;
 
 namespace {
 
-[[maybe_unused]] const bool kOneThread = [] {
-  torch::set_num_threads(1);
-  return true;
-}();
+[[maybe_unused]] const bool kOneThread = g2c::testing::use_one_intra_op_thread();
 
 TransformerLM model_with_seed(std::uint64_t seed, std::int64_t embedding_dim = 8) {
   torch::manual_seed(seed);

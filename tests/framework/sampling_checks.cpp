@@ -21,6 +21,7 @@
 #include "g2c/sampling/generate.h"
 #include "g2c/sampling/warpers.h"
 #include "g2c/transformer/transformer_lm.h"
+#include "one_thread.h"
 #include "torch_test.h"
 
 using g2c::sampling::apply_repetition_penalty;
@@ -37,13 +38,7 @@ using g2c::transformer::TransformerLMOptions;
 
 namespace {
 
-// The models here are tiny: each step is hundreds of small ops, where a second intra-op thread
-// only adds wake-ups (and ctest -j2 already runs two test programs side by side). One thread
-// made the generation tests about 15x faster on a busy 2-core machine.
-[[maybe_unused]] const bool kOneThread = [] {
-  torch::set_num_threads(1);
-  return true;
-}();
+[[maybe_unused]] const bool kOneThread = g2c::testing::use_one_intra_op_thread();
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
