@@ -12,6 +12,7 @@
 #include "exercises/common/training.h"
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"
+#include "g2c/core/memory.h"
 #include "g2c/nn/device.h"
 
 namespace g2c::exercises {
@@ -65,6 +66,7 @@ torch::Device prepare(const CommonOptions& options) {
   // Before any parallel work starts, so that every intra-op thread inherits it: denormal floats
   // (below 1e-38) become zero instead of taking the CPU's slow path. See training.cpp.
   at::globalContext().setFlushDenormal(true);
+  g2c::reuse_freed_memory();  // training allocates the same tensors every step: see memory.h
   torch::manual_seed(options.seed);
   const torch::Device device = g2c::nn::resolve_device(options.device);
   if (device.is_cuda()) torch::cuda::manual_seed_all(options.seed);

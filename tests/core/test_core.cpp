@@ -1,4 +1,6 @@
-// Framework tests of the pieces without LibTorch: errors, atomic files, durations.
+// Framework tests of the pieces without LibTorch: errors, atomic files, durations, the heap.
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -8,6 +10,7 @@
 
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"
+#include "g2c/core/memory.h"
 #include "g2c/core/progress.h"
 #include "g2c/core/reference_switch.h"
 
@@ -89,3 +92,24 @@ TEST_CASE("format_duration_picks_a_readable_unit", "[core]") {
   CHECK(g2c::format_duration(12.34) == "12.3s");
   CHECK(g2c::format_duration(65.0) == "1m05s");
 }
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+
+TEST_CASE("freed_blocks_of_megabytes_stay_in_the_heap_for_reuse", "[core]") {
+  REQUIRE(g2c::reuse_freed_memory());
+  // An 8 MiB block (the logits of a training step) comes from the heap, not from a mapping of
+  // its own, and freeing it keeps the memory: the same block comes back for the next request.
+  const auto mapped_before = mallinfo2().hblkhd;
+  void* block = std::malloc(8 << 20);
+  REQUIRE(block != nullptr);
+  std::memset(block, 1, 8 << 20);
+  CHECK(mallinfo2().hblkhd == mapped_before);
+  const auto heap_with_block = mallinfo2().arena;
+  std::free(block);
+  CHECK(mallinfo2().arena == heap_with_block);  // not trimmed
+  void* again = std::malloc(8 << 20);
+  CHECK(again == block);
+  std::free(again);
+}
+#endif
