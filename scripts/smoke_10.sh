@@ -2,7 +2,9 @@
 # Runs the module 10 exercise in its smoke preset and checks what it writes against
 # exercises/10-pretraining/README.md: pretrain.json (config, history, final losses, figures), the
 # rolling checkpoint, and the model artifact (model.pt, config.json, manifest.json). A second run
-# with --resume must continue the history from the checkpoint's step, not start again at 0.
+# with --resume must continue the history from the checkpoint's step, not start again at 0. Then
+# module 11 on the saved artifact: g2c-generate (streamed text, both speeds, the cache restarting
+# past max_seq_len, --readable, a missing artifact) and 10_sample.
 #   scripts/smoke_10.sh [build dir]      (default build/reference)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
@@ -84,3 +86,51 @@ print("ok pretrain.json, resume, model artifact")
 print("checks: 1 passed, 0 failed, 0 skipped")
 PY
 "$python" "$ROOT/scripts/plot.py" "$out/pretrain.json" >/dev/null && echo "ok plots"
+
+generate=("$bin/g2c-generate" --model "$artifact" --threads 1)
+"${generate[@]}" --tokens 40 --temperature 0 --json "$out/greedy.json" >"$out/greedy.txt" 2>/dev/null
+"${generate[@]}" --tokens 200 --no-compare --json "$out/long.json" >"$out/long.txt" 2>/dev/null
+"${generate[@]}" --tokens 150 --temperature 0.5 --top-k 20 --readable --no-compare \
+  --json "$out/readable.json" >"$out/readable.txt" 2>/dev/null
+"$bin/10_sample" "${common[@]}" --threads 1 --model "$artifact" --tokens 30 >/dev/null
+status=0
+"$bin/g2c-generate" --model "$out/no-such-model" >/dev/null 2>"$out/missing.txt" || status=$?
+"$python" - "$out" "$status" <<'PY'
+import json, os, sys
+
+out, status = sys.argv[1], int(sys.argv[2])
+problems = []
+check = lambda ok, what: ok or problems.append(what)
+load = lambda name: json.load(open(os.path.join(out, name)))
+streamed = lambda name: open(os.path.join(out, name), encoding="utf-8").read()
+
+greedy = load("greedy.json")
+check(greedy["prompt"] == "KING:" and greedy["new_tokens"] == 40, "greedy: 40 tokens after KING:")
+check(streamed("greedy.txt") == greedy["text"] + "\n", "greedy: the streamed text is the decoded text")
+check(greedy["cached"]["tokens_per_s"] > 0 and greedy["uncached"]["tokens_per_s"] > 0,
+      "greedy: both speeds reported")
+check(greedy["uncached"]["same_tokens"] is True, "greedy: generate() gives the cached tokens")
+check(greedy["cache_restarts"] == 0, "greedy: 5 + 40 tokens fit the 128 positions")
+long = load("long.json")
+check(long["new_tokens"] == 200 and long["cache_restarts"] >= 1 and "uncached" not in long,
+      f"long: 200 tokens past max_seq_len, the cache restarted, no comparison: {long['new_tokens']}")
+check(streamed("long.txt") == long["text"] + "\n", "long: the streamed text is the decoded text")
+readable = load("readable.json")
+check(readable["settings"]["readable"] and readable["settings"]["suppressed_tokens"] > 0,
+      "readable: tokens masked")
+check("\ufffd" not in readable["text"], "readable: no replacement character")
+samples = load("samples.json")
+check([s["name"] for s in samples["samples"]] == ["raw", "readable", "greedy"], "10_sample: three samples")
+check(all(s["text"].startswith("KING:") and len(s["ids"]) == 30 for s in samples["samples"]),
+      "10_sample: 30 tokens after KING: each")
+check("\ufffd" not in samples["samples"][1]["text"], "10_sample: the readable sample is readable")
+missing = open(os.path.join(out, "missing.txt")).read()
+check(status == 2 and "no-such-model" in missing,
+      f"a missing artifact exits 2 naming it (exit {status}): {missing.strip()}")
+if problems:
+    print("\n".join(problems))
+    print("checks: 0 passed, 1 failed, 0 skipped")
+    sys.exit(1)
+print("ok g2c-generate and 10_sample on the saved artifact")
+print("checks: 1 passed, 0 failed, 0 skipped")
+PY

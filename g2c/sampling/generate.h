@@ -28,6 +28,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 
 #include <torch/torch.h>
@@ -79,9 +80,12 @@ torch::Tensor generate(g2c::transformer::TransformerLMImpl& model, const torch::
 /// sequence reaches max_seq_len. ValueError, in addition to generate()'s, for max_new_tokens <= 0
 /// and for a prompt of max_seq_len tokens or more (no free position left).
 /// Example: prompt arange(10), 20 new tokens, max_seq_len 16 -> 16 ids.
+/// `on_token`, when given, is called with each new id as soon as it is drawn, before the next
+/// forward pass: a caller can show text while it is being generated.
 torch::Tensor generate_cached(g2c::transformer::TransformerLMImpl& model,
                               const torch::Tensor& prompt_ids, std::int64_t max_new_tokens,
-                              const GenerateOptions& options = GenerateOptions());
+                              const GenerateOptions& options = GenerateOptions(),
+                              const std::function<void(std::int64_t)>& on_token = {});
 
 /// The same on the module holder: generate(model, ...) for a TransformerLM model.
 inline torch::Tensor generate(g2c::transformer::TransformerLM& model,
@@ -92,8 +96,9 @@ inline torch::Tensor generate(g2c::transformer::TransformerLM& model,
 
 inline torch::Tensor generate_cached(g2c::transformer::TransformerLM& model,
                                      const torch::Tensor& prompt_ids, std::int64_t max_new_tokens,
-                                     const GenerateOptions& options = GenerateOptions()) {
-  return generate_cached(*model, prompt_ids, max_new_tokens, options);
+                                     const GenerateOptions& options = GenerateOptions(),
+                                     const std::function<void(std::int64_t)>& on_token = {}) {
+  return generate_cached(*model, prompt_ids, max_new_tokens, options, on_token);
 }
 
 }  // namespace g2c::sampling

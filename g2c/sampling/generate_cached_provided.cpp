@@ -12,7 +12,8 @@ namespace g2c::sampling {
 
 torch::Tensor generate_cached(g2c::transformer::TransformerLMImpl& model,
                               const torch::Tensor& prompt_ids, std::int64_t max_new_tokens,
-                              const GenerateOptions& options) {
+                              const GenerateOptions& options,
+                              const std::function<void(std::int64_t)>& on_token) {
   check_generate_arguments(model, prompt_ids, max_new_tokens, options);
   if (max_new_tokens <= 0) {
     throw ValueError(
@@ -40,6 +41,7 @@ torch::Tensor generate_cached(g2c::transformer::TransformerLMImpl& model,
     const auto next = sample_next_token(logits.select(/*dim=*/1, 0).to(torch::kCPU), ids,
                                         options);  // (1)
     ids = torch::cat({ids, next});
+    if (on_token) on_token(next.item<std::int64_t>());
     if (options.eos_id() && next.item<std::int64_t>() == *options.eos_id()) break;
     if (ids.size(0) >= model.max_seq_len) break;  // no position left for another token
     logits = model.forward_cached(next.view({1, 1}).to(device), cache);
