@@ -197,7 +197,7 @@ endfunction()
 
 # Adds the course files of `topic` to `target`, each from g2c/ or g2c/solutions/ as selected.
 # Student files name their parameters but leave them unused until written, hence the one
-# relaxed warning there.
+# relaxed warning there; and they stay out of unity batches, so that an edit recompiles one file.
 function(g2c_add_course_files target topic)
   foreach(entry IN LISTS G2C_COURSE_FILES)
     _g2c_entry("${entry}" module entry_topic file)
@@ -208,7 +208,7 @@ function(g2c_add_course_files target topic)
     target_sources(${target} PRIVATE "${source}")
     if(NOT file IN_LIST G2C_SOLUTION_FILES)
       set_source_files_properties("${source}" TARGET_DIRECTORY ${target}
-        PROPERTIES COMPILE_OPTIONS "-Wno-unused-parameter")
+        PROPERTIES COMPILE_OPTIONS "-Wno-unused-parameter" SKIP_UNITY_BUILD_INCLUSION ON)
     endif()
   endforeach()
 endfunction()

@@ -16,6 +16,7 @@
 
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"
+#include "g2c/core/shapes.h"
 #include "g2c/pretraining/trainer.h"
 
 namespace g2c::pretraining {
@@ -26,12 +27,6 @@ namespace {
 
 constexpr const char* kFormat = "g2c-trainer-checkpoint";
 constexpr std::int64_t kVersion = 1;
-
-std::string shape_text(const torch::Tensor& t) {
-  std::string text = "(";
-  for (std::int64_t d = 0; d < t.dim(); ++d) text += (d ? ", " : "") + std::to_string(t.size(d));
-  return text + (t.dim() == 1 ? ",)" : ")");
-}
 
 torch::Tensor to_tensor(const std::vector<std::int64_t>& values) {
   return torch::tensor(values, torch::kLong).reshape({static_cast<std::int64_t>(values.size())});
@@ -124,7 +119,7 @@ void copy_into(const std::vector<torch::Tensor>& targets, torch::serialize::Inpu
     if (saved.sizes() != targets[i].sizes()) {
       throw ValueError(
           fmt::format("checkpoint {} {} {} has shape {}, but this trainer's has shape {}",
-                      path.string(), what, i, shape_text(saved), shape_text(targets[i])));
+                      path.string(), what, i, describe_shape(saved), describe_shape(targets[i])));
     }
   }
   for (std::size_t i = 0; i < targets.size(); ++i) {
@@ -238,7 +233,7 @@ Checkpoint Trainer::load_checkpoint(const fs::path& path) {
       throw ValueError(
           fmt::format("checkpoint {} model parameter {} has shape {}, but this model's "
                       "has shape {}: it was written for another model configuration",
-                      path.string(), i, shape_text(saved), shape_text(params[i])));
+                      path.string(), i, describe_shape(saved), describe_shape(params[i])));
     }
   }
   copy_into(params, *archive, "param_", "model parameter", num_params, path);

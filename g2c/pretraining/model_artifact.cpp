@@ -13,6 +13,7 @@
 
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"
+#include "g2c/core/shapes.h"
 
 #ifndef G2C_SOURCE_DIR
 #define G2C_SOURCE_DIR "."
@@ -46,12 +47,6 @@ std::string git_commit() {
   while (std::fgets(buffer.data(), buffer.size(), pipe.get())) out += buffer.data();
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
   return out.size() == 40 ? out : "unknown";
-}
-
-std::string shape_text(const torch::Tensor& t) {
-  std::string text = "(";
-  for (std::int64_t d = 0; d < t.dim(); ++d) text += (d ? ", " : "") + std::to_string(t.size(d));
-  return text + (t.dim() == 1 ? ",)" : ")");
 }
 
 nlohmann::json last_or_null(const std::vector<double>& values) {
@@ -206,7 +201,8 @@ ModelArtifact load_model_artifact(const std::string& name_or_dir, torch::Device 
       const auto saved = value.toTensor();
       if (saved.sizes() != params[i].sizes()) {
         throw ValueError(fmt::format("{} parameter {} has shape {}, but the config's model has {}",
-                                     folder.string(), i, shape_text(saved), shape_text(params[i])));
+                                     folder.string(), i, describe_shape(saved),
+                                     describe_shape(params[i])));
       }
       params[i].copy_(saved);
     }
