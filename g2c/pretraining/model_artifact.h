@@ -1,11 +1,13 @@
 // Module 10 — model artifacts: a trained TransformerLM saved under a name and loaded back by it.
 //
+// clang-format off
 //   artifacts/models/<name>/
-//     model.pt        LibTorch archive: "vocab_size", "num_params", "param_<i>" in parameters()
-//     order config.json     {"model_config": {...}, "training_config": {...}} manifest.json   name,
-//     module, source, tokenizer_artifact (by name), vocab_size, model_config,
+//     model.pt        LibTorch archive: "vocab_size", "num_params", "param_<i>" in parameters() order
+//     config.json     {"model_config": {...}, "training_config": {...}}
+//     manifest.json   name, module, source, tokenizer_artifact (by name), vocab_size, model_config,
 //                     training_config, seed, git_commit, created_at (UTC), steps_completed,
 //                     final_train_loss, final_val_loss, notes
+// clang-format on
 // Each file is written atomically. A generator loads the model and its manifest, then the tokenizer
 // artifact the manifest names:
 //   auto artifact = load_model_artifact("ShakespeareLM-1M");
