@@ -5,7 +5,8 @@
 // on a held window, and draws every head's attention on that window, layer by layer.
 #include <fmt/format.h>
 
-#include "exercises/09-transformer/toy_training.h"
+#include "exercises/09-transformer/toy_stream.h"
+#include "exercises/09-transformer/train_on_stream.h"
 #include "exercises/09-transformer/variants.h"
 #include "exercises/common/cli.h"
 #include "exercises/common/tensor_json.h"
@@ -30,30 +31,28 @@ int main(int argc, char** argv) {
   options.out = "results/09-transformer";
   options.steps = 300;
   Config config;
-  g2c::exercises::toy::TrainConfig train;
+  g2c::exercises::toy::TrainSettings train;
   train.optimizer = "adamw";  // plain SGD at 1e-3 barely moves in 300 steps; this model must learn
   train.lr = 3e-3;
   g2c::exercises::add_common_options(app, options);
+  g2c::exercises::toy::add_train_options(app, train);
   app.add_option("--layers", config.num_layers, "Blocks L")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--heads", config.num_heads, "Heads per block (must divide D = 32)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--lr", train.lr, "AdamW learning rate")->capture_default_str();
   return g2c::exercises::run(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     train.steps = options.steps;
     train.batch_seed = options.seed;
-    train.log_every = 25;
     const auto stream = g2c::exercises::toy::toy_stream(config.repeats);
     g2c::transformer::TransformerLM model(g2c::transformer::TransformerLMOptions(
         config.vocab_size, config.embedding_dim, config.num_layers, config.num_heads,
         train.context_length));
     model->to(device);
-    const auto curve = g2c::exercises::toy::train_next_token(
-        [&](const torch::Tensor& ids) { return model(ids); }, model->parameters(), stream, train,
-        device, "train", !options.quiet);
+    const auto training =
+        g2c::exercises::toy::train_on_stream(*model, stream, train, "train", !options.quiet);
 
     torch::NoGradGuard no_grad;
     const auto window = stream.narrow(0, config.window_start, train.context_length + 1);
@@ -70,7 +69,8 @@ int main(int argc, char** argv) {
     fmt::print(
         "loss {:.4f} -> {:.4f} in {:.1f}s; next-token accuracy on the window {:.3f} ({:.3f} "
         "after the first 15 positions)\n",
-        curve.loss.front(), curve.final_loss(), curve.seconds, accuracy, accuracy_after_period);
+        training.train_loss.front(), training.final_train_loss, training.wall_seconds, accuracy,
+        accuracy_after_period);
 
     std::vector<std::string> labels;
     for (std::int64_t t = 0; t < train.context_length; ++t) {
@@ -122,9 +122,8 @@ int main(int argc, char** argv) {
                         {"num_heads", config.num_heads},
                         {"max_seq_len", train.context_length},
                         {"window_start", config.window_start},
-                        {"train", g2c::exercises::toy::to_json(train)}};
-    result["train_curve"] = {
-        {"steps", curve.steps}, {"loss", curve.loss}, {"seconds", curve.seconds}};
+                        {"train", g2c::exercises::toy::settings_json(train)}};
+    result["train_curve"] = g2c::exercises::toy::curve_json(training);
     result["accuracy"] = accuracy;
     result["accuracy_after_first_period"] = accuracy_after_period;
     result["tokens"] = labels;

@@ -6,7 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "exercises/09-transformer/toy_training.h"
+#include "exercises/09-transformer/toy_stream.h"
+#include "exercises/09-transformer/train_on_stream.h"
 #include "exercises/09-transformer/variants.h"
 #include "exercises/common/cli.h"
 #include "g2c/transformer/transformer_lm.h"
@@ -30,19 +31,13 @@ int main(int argc, char** argv) {
   options.out = "results/09-transformer";
   options.steps = 300;
   Config config;
-  g2c::exercises::toy::TrainConfig train;
+  g2c::exercises::toy::TrainSettings train;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--optimizer", train.optimizer, "sgd (the lesson) or adamw")
-      ->check(CLI::IsMember({"sgd", "adamw"}))
-      ->capture_default_str();
-  app.add_option("--lr", train.lr, "Learning rate")->capture_default_str();
+  g2c::exercises::toy::add_train_options(app, train);
   app.add_option("--layers", config.num_layers, "Blocks L")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--dim", config.embedding_dim, "Embedding dimension D")->capture_default_str();
-  app.add_option("--log-every", train.log_every, "Record the loss every N steps")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
   return g2c::exercises::run(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     train.steps = options.steps;
@@ -57,19 +52,14 @@ int main(int argc, char** argv) {
          {g2c::exercises::toy::Wiring::pre_norm, g2c::exercises::toy::Wiring::post_norm}) {
       const auto name = g2c::exercises::toy::wiring_name(wiring);
       torch::manual_seed(config.model_seed);
-      g2c::transformer::TransformerLM model(model_options);
+      g2c::exercises::toy::WiredTransformerLM model(g2c::transformer::TransformerLM(model_options),
+                                                    wiring);
       model->to(device);
-      const auto curve = g2c::exercises::toy::train_next_token(
-          [&](const torch::Tensor& ids) {
-            return g2c::exercises::toy::lm_forward(*model, ids, wiring);
-          },
-          model->parameters(), stream, train, device, name, !options.quiet);
-      fmt::print("{:<10} loss {:.4f} -> {:.4f} in {:.1f}s\n", name, curve.loss.front(),
-                 curve.final_loss(), curve.seconds);
-      runs[name] = {{"steps", curve.steps},
-                    {"loss", curve.loss},
-                    {"final_loss", curve.final_loss()},
-                    {"seconds", curve.seconds}};
+      const auto training =
+          g2c::exercises::toy::train_on_stream(*model, stream, train, name, !options.quiet);
+      fmt::print("{:<10} loss {:.4f} -> {:.4f} in {:.1f}s\n", name, training.train_loss.front(),
+                 training.final_train_loss, training.wall_seconds);
+      runs[name] = g2c::exercises::toy::curve_json(training);
       series.push_back({{"label", name},
                         {"x", fmt::format("/runs/{}/steps", name)},
                         {"y", fmt::format("/runs/{}/loss", name)}});
@@ -77,11 +67,14 @@ int main(int argc, char** argv) {
     const double baseline = std::log(static_cast<double>(config.vocab_size));
     fmt::print("ln V = {:.3f} (a uniform guess)\n", baseline);
     auto result = g2c::exercises::run_metadata("09_pre_post_norm", options, device);
-    result["config"] = {
-        {"vocab_size", config.vocab_size},     {"embedding_dim", config.embedding_dim},
-        {"num_layers", config.num_layers},     {"num_heads", config.num_heads},
-        {"max_seq_len", train.context_length}, {"stream_tokens", stream.numel()},
-        {"model_seed", config.model_seed},     {"train", g2c::exercises::toy::to_json(train)}};
+    result["config"] = {{"vocab_size", config.vocab_size},
+                        {"embedding_dim", config.embedding_dim},
+                        {"num_layers", config.num_layers},
+                        {"num_heads", config.num_heads},
+                        {"max_seq_len", train.context_length},
+                        {"stream_tokens", stream.numel()},
+                        {"model_seed", config.model_seed},
+                        {"train", g2c::exercises::toy::settings_json(train)}};
     result["baseline_ln_vocab"] = baseline;
     result["runs"] = runs;
     result["figures"] = {{{"file", "pre_post_norm.png"},

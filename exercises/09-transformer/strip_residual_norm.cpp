@@ -8,7 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "exercises/09-transformer/toy_training.h"
+#include "exercises/09-transformer/toy_stream.h"
+#include "exercises/09-transformer/train_on_stream.h"
 #include "exercises/09-transformer/variants.h"
 #include "exercises/common/cli.h"
 #include "g2c/core/errors.h"
@@ -35,19 +36,13 @@ int main(int argc, char** argv) {
   options.out = "results/09-transformer";
   options.steps = 200;
   Config config;
-  g2c::exercises::toy::TrainConfig train;
+  g2c::exercises::toy::TrainSettings train;
   g2c::exercises::add_common_options(app, options);
   app.add_option("--depths", config.depths, "Numbers of blocks L")->capture_default_str();
   app.add_option("--wirings", config.wirings,
                  "Block wirings: pre_norm, post_norm, no_residual, no_norm")
       ->capture_default_str();
-  app.add_option("--optimizer", train.optimizer, "sgd (the lesson) or adamw")
-      ->check(CLI::IsMember({"sgd", "adamw"}))
-      ->capture_default_str();
-  app.add_option("--lr", train.lr, "Learning rate")->capture_default_str();
-  app.add_option("--log-every", train.log_every, "Record the loss every N steps")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  g2c::exercises::toy::add_train_options(app, train);
   return g2c::exercises::run(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     train.steps = options.steps;
@@ -66,25 +61,20 @@ int main(int argc, char** argv) {
       std::vector<double> finals;
       for (const auto depth : config.depths) {
         torch::manual_seed(config.model_seed);
-        g2c::transformer::TransformerLM model(
-            g2c::transformer::TransformerLMOptions(config.vocab_size, config.embedding_dim, depth,
-                                                   config.num_heads, train.context_length));
+        g2c::exercises::toy::WiredTransformerLM model(
+            g2c::transformer::TransformerLM(g2c::transformer::TransformerLMOptions(
+                config.vocab_size, config.embedding_dim, depth, config.num_heads,
+                train.context_length)),
+            wiring);
         model->to(device);
-        const auto curve = g2c::exercises::toy::train_next_token(
-            [&](const torch::Tensor& ids) {
-              return g2c::exercises::toy::lm_forward(*model, ids, wiring);
-            },
-            model->parameters(), stream, train, device, fmt::format("{} L={}", name, depth),
-            !options.quiet);
+        const auto training = g2c::exercises::toy::train_on_stream(
+            *model, stream, train, fmt::format("{} L={}", name, depth), !options.quiet);
         fmt::print("{:<12} L={:<2} loss {:.4f} -> {:.4f} in {:.1f}s\n", name, depth,
-                   curve.loss.front(), curve.final_loss(), curve.seconds);
+                   training.train_loss.front(), training.final_train_loss, training.wall_seconds);
         const auto key = std::to_string(depth);
-        runs[name][key] = {{"num_layers", depth},
-                           {"steps", curve.steps},
-                           {"loss", curve.loss},
-                           {"final_loss", curve.final_loss()},
-                           {"seconds", curve.seconds}};
-        finals.push_back(curve.final_loss());
+        runs[name][key] = g2c::exercises::toy::curve_json(training);
+        runs[name][key]["num_layers"] = depth;
+        finals.push_back(training.final_train_loss);
         series.push_back({{"label", fmt::format("L = {}", depth)},
                           {"x", fmt::format("/runs/{}/{}/steps", name, key)},
                           {"y", fmt::format("/runs/{}/{}/loss", name, key)}});
@@ -118,7 +108,7 @@ int main(int argc, char** argv) {
                         {"max_seq_len", train.context_length},
                         {"stream_tokens", stream.numel()},
                         {"model_seed", config.model_seed},
-                        {"train", g2c::exercises::toy::to_json(train)}};
+                        {"train", g2c::exercises::toy::settings_json(train)}};
     result["baseline_ln_vocab"] = baseline;
     result["runs"] = runs;
     result["figures"] = figures;

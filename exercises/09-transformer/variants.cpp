@@ -1,5 +1,7 @@
 #include "exercises/09-transformer/variants.h"
 
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "g2c/core/errors.h"
@@ -57,6 +59,17 @@ torch::Tensor lm_forward(g2c::transformer::TransformerLMImpl& model, const torch
   for (auto& block : model.blocks) x = block_forward(*block, x, wiring);
   x = model.ln_final(x);
   return torch::matmul(x, model.token_embed->weight.t()) + model.head_bias;  // (B, T, V)
+}
+
+WiredTransformerLMImpl::WiredTransformerLMImpl(g2c::transformer::TransformerLM model, Wiring wiring)
+    : model(register_module("model", std::move(model))), wiring(wiring) {}
+
+torch::Tensor WiredTransformerLMImpl::forward(const torch::Tensor& ids) {
+  return lm_forward(*model, ids, wiring);  // (B, T) -> (B, T, V)
+}
+
+void WiredTransformerLMImpl::pretty_print(std::ostream& stream) const {
+  stream << "g2c::exercises::toy::WiredTransformerLM(wiring=" << wiring_name(wiring) << ")";
 }
 
 std::vector<torch::Tensor> attention_maps(g2c::transformer::TransformerLMImpl& model,
