@@ -96,8 +96,10 @@ int run(const Options& options) {
   fmt::print(stderr, "{} tokens in {:.2f} s: {:.0f} tokens/s with the KV cache", cached.new_tokens,
              cached_seconds, rate(cached.new_tokens, cached_seconds));
   if (cached.cache_restarts > 0) {
-    fmt::print(stderr, " (the cache restarted {} times from the last {} tokens)",
-               cached.cache_restarts, model.max_seq_len / 2);
+    fmt::print(stderr, " (the cache restarted {} from the last {} tokens)",
+               cached.cache_restarts == 1 ? std::string("once")
+                                          : fmt::format("{} times", cached.cache_restarts),
+               model.max_seq_len / 2);
   }
   fmt::print(stderr, "\n");
 
