@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "exercises/common/training.h"
 #include "g2c/core/errors.h"
 #include "g2c/nn/losses.h"
 #include "g2c/nn/training.h"
@@ -43,24 +44,12 @@ XorData to_device(const XorData& data, const torch::Device& device) {
           data.y_val.to(device)};
 }
 
-std::unique_ptr<g2c::nn::Optimizer> make_optimizer(const OptimizerSetting& setting,
-                                                   const std::vector<torch::Tensor>& params) {
-  if (setting.optimizer == "sgd") {
-    return std::make_unique<g2c::nn::SGD>(params, setting.lr, setting.weight_decay);
-  }
-  if (setting.optimizer == "adamw") {
-    return std::make_unique<g2c::nn::AdamW>(params, setting.lr, std::pair{0.9, 0.999}, 1e-8,
-                                            setting.weight_decay);
-  }
-  throw ValueError(
-      fmt::format("unknown optimizer '{}' (expected sgd or adamw)", setting.optimizer));
-}
-
 RunRecord train_run(g2c::nn::Module& model, const XorData& data, const OptimizerSetting& setting,
                     std::int64_t steps,
                     const std::function<void(std::int64_t, g2c::nn::Module&)>& after_step) {
   const g2c::nn::CrossEntropyLoss cross_entropy;
-  auto optimizer = make_optimizer(setting, model.parameters());
+  auto optimizer = g2c::exercises::make_optimizer(setting.optimizer, model.parameters(), setting.lr,
+                                                  setting.weight_decay);
   RunRecord record;
   for (std::int64_t step = 1; step <= steps; ++step) {
     optimizer->zero_grad();

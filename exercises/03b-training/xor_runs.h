@@ -38,8 +38,6 @@ struct OptimizerSetting {
   double lr = 0.1;
   double weight_decay = 0.0;
 };
-std::unique_ptr<g2c::nn::Optimizer> make_optimizer(const OptimizerSetting& setting,
-                                                   const std::vector<torch::Tensor>& params);
 
 /// The losses of one run, one entry per step taken: the training loss of the batch the step was
 /// computed on (before the update), the validation loss after it. A run whose training loss

@@ -131,13 +131,8 @@ struct Run {
 
 void train(Run& run, const Config& config, const g2c::exercises::Corpus& corpus, const Seeds& seeds,
            const g2c::exercises::ProgressSink& progress) {
-  std::unique_ptr<g2c::nn::Optimizer> optimizer;
-  if (config.optimizer == "sgd") {
-    optimizer = std::make_unique<g2c::nn::SGD>(run.model->parameters(), config.lr);
-  } else {
-    optimizer = std::make_unique<g2c::nn::AdamW>(run.model->parameters(), config.lr,
-                                                 std::pair{0.9, 0.999}, 1e-8, config.weight_decay);
-  }
+  const auto optimizer = g2c::exercises::make_optimizer(config.optimizer, run.model->parameters(),
+                                                        config.lr, config.weight_decay);
   g2c::exercises::WindowSampler batches(corpus.train, config.context_length, config.batch_size,
                                         TargetRule::kWithinWindow, run.batch_seed);
   const auto validation =

@@ -1,14 +1,6 @@
 #include "exercises/09-transformer/train_on_stream.h"
 
-#include <memory>
-#include <utility>
-#include <vector>
-
-#include <fmt/format.h>
-
 #include "exercises/common/batches.h"
-#include "g2c/core/errors.h"
-#include "g2c/nn/optim.h"
 
 namespace g2c::exercises::toy {
 
@@ -28,16 +20,8 @@ void add_train_options(CLI::App& app, TrainSettings& settings) {
 g2c::exercises::TrainResult train_on_stream(g2c::nn::Module& model, const torch::Tensor& stream,
                                             const TrainSettings& settings, const std::string& label,
                                             bool show_progress) {
-  std::unique_ptr<g2c::nn::Optimizer> optimizer;
-  if (settings.optimizer == "sgd") {
-    optimizer =
-        std::make_unique<g2c::nn::SGD>(model.parameters(), settings.lr, settings.weight_decay);
-  } else if (settings.optimizer == "adamw") {
-    optimizer = std::make_unique<g2c::nn::AdamW>(
-        model.parameters(), settings.lr, std::pair{0.9, 0.999}, 1e-8, settings.weight_decay);
-  } else {
-    throw ValueError(fmt::format("unknown optimizer '{}': use sgd or adamw", settings.optimizer));
-  }
+  const auto optimizer = g2c::exercises::make_optimizer(settings.optimizer, model.parameters(),
+                                                        settings.lr, settings.weight_decay);
   g2c::exercises::WindowSampler batches(stream, settings.context_length, settings.batch_size,
                                         g2c::exercises::TargetRule::kNextToken,
                                         settings.batch_seed);

@@ -165,4 +165,15 @@ TrainResult train_language_model(g2c::nn::Module& model, g2c::nn::Optimizer& opt
   return result;
 }
 
+std::unique_ptr<g2c::nn::Optimizer> make_optimizer(const std::string& name,
+                                                   const std::vector<torch::Tensor>& parameters,
+                                                   double lr, double weight_decay) {
+  if (name == "sgd") return std::make_unique<g2c::nn::SGD>(parameters, lr, weight_decay);
+  if (name == "adamw") {
+    return std::make_unique<g2c::nn::AdamW>(parameters, lr, std::pair{0.9, 0.999}, 1e-8,
+                                            weight_decay);
+  }
+  throw ValueError(fmt::format("unknown optimizer '{}': use sgd or adamw", name));
+}
+
 }  // namespace g2c::exercises

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -85,6 +86,12 @@ class TrainingDiverged : public std::runtime_error {
 TrainResult train_language_model(g2c::nn::Module& model, g2c::nn::Optimizer& optimizer,
                                  WindowSampler& batches, const std::vector<TokenBatch>& validation,
                                  const TrainOptions& options);
+
+/// The exercises' optimizers by name: "sgd" (module 03's SGD) or "adamw" (module 03b's AdamW,
+/// betas 0.9 / 0.999, eps 1e-8), each with the given weight decay. ValueError for another name.
+std::unique_ptr<g2c::nn::Optimizer> make_optimizer(const std::string& name,
+                                                   const std::vector<torch::Tensor>& parameters,
+                                                   double lr, double weight_decay = 0.0);
 
 /// Mean next_token_loss of `model` over `batches`, without gradients, in eval() mode.
 double mean_loss(g2c::nn::Module& model, const std::vector<TokenBatch>& batches);
