@@ -30,17 +30,13 @@ torch::Tensor MultiHeadAttentionImpl::attention_weights(const torch::Tensor& x) 
 }
 
 torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& x) {
-  check_input(x);
-  const auto q = split_heads(q_proj(x), num_heads, head_dim);  // (B, H, T, d)
-  const auto k = split_heads(k_proj(x), num_heads, head_dim);  // (B, H, T, d)
+  const auto weights = attention_weights(x);                   // (B, H, T, T)
   const auto v = split_heads(v_proj(x), num_heads, head_dim);  // (B, H, T, d)
-  // softmax(q kᵀ / √d, causal mask) v, exactly attention_weights(x) @ v, as LibTorch's fused
-  // kernel: the (B, H, T, T) weights are never stored for the backward pass.
-  const auto mixed = at::scaled_dot_product_attention(q, k, v, /*attn_mask=*/{},
-                                                      /*dropout_p=*/0.0, /*is_causal=*/causal);
+  const auto mixed = torch::matmul(weights, v);  // (B, H, T, T) @ (B, H, T, d) -> (B, H, T, d)
+  // Merge the heads back side by side: (B, H, T, d) -> (B, T, H, d) -> (B, T, D).
   const auto merged =
-      mixed.transpose(1, 2).contiguous().view({x.size(0), x.size(1), embedding_dim});  // (B, T, D)
-  return out_proj(merged);
+      mixed.transpose(1, 2).contiguous().view({x.size(0), x.size(1), embedding_dim});
+  return out_proj(merged);  // (B, T, D)
 }
 
 }  // namespace g2c::attention

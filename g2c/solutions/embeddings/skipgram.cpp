@@ -5,6 +5,8 @@
 
 #include "g2c/core/errors.h"
 #include "g2c/core/shapes.h"
+#include "g2c/nn/losses.h"
+#include "g2c/nn/optim.h"
 
 namespace g2c::embeddings {
 
@@ -48,7 +50,9 @@ std::vector<double> train_skipgram(SkipGramEmbeddingModel& model, const torch::T
   const auto device = model->device();
   const auto all_centers = centers.to(device, torch::kLong);    // (N)
   const auto all_contexts = contexts.to(device, torch::kLong);  // (N)
-  torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(lr));
+  // Module 03's optimizer and loss.
+  g2c::nn::SGD optimizer(model->parameters(), lr);
+  const g2c::nn::CrossEntropyLoss cross_entropy;
   std::vector<double> losses;
   losses.reserve(static_cast<std::size_t>(steps));
   for (std::int64_t step = 0; step < steps; ++step) {
@@ -56,8 +60,7 @@ std::vector<double> train_skipgram(SkipGramEmbeddingModel& model, const torch::T
     const auto batch =
         torch::randint(centers.size(0), {batch_size}, generator, torch::kLong).to(device);  // (B)
     const auto logits = model->forward(all_centers.index_select(0, batch));  // (B, V)
-    const auto loss =
-        torch::nn::functional::cross_entropy(logits, all_contexts.index_select(0, batch));
+    const auto loss = cross_entropy(logits, all_contexts.index_select(0, batch));
     optimizer.zero_grad();
     loss.backward();
     optimizer.step();

@@ -9,6 +9,7 @@
 #include "g2c/core/errors.h"
 #include "g2c/lm/batching.h"
 #include "g2c/nn/device.h"
+#include "g2c/nn/losses.h"
 
 namespace g2c::lm {
 
@@ -32,8 +33,8 @@ double perplexity(LanguageModelImpl& model, const torch::Tensor& ids, std::int64
     const auto starts = torch::arange(first, first + count, tokens.options());
     const auto window = tokens.index({starts.unsqueeze(1) + offsets});  // (b, N + 1)
     const auto logits = model.logits(window.slice(1, 0, n));            // (b, V)
-    const auto loss =
-        torch::nn::functional::cross_entropy(logits.to(torch::kDouble), window.select(1, n));
+    // Module 03's loss, in double: the sum over a whole corpus must not lose the small terms.
+    const auto loss = g2c::nn::CrossEntropyLoss()(logits.to(torch::kDouble), window.select(1, n));
     // Weight by the batch size: the last batch is usually smaller than the others.
     total += loss.item<double>() * static_cast<double>(count);
   }

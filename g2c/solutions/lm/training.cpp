@@ -4,6 +4,8 @@
 #include "g2c/lm/batching.h"
 #include "g2c/lm/evaluation.h"
 #include "g2c/nn/device.h"
+#include "g2c/nn/losses.h"
+#include "g2c/nn/optim.h"
 
 namespace g2c::lm {
 
@@ -14,16 +16,16 @@ TrainingRecord train_lm(LanguageModelImpl& model, const torch::Tensor& train_ids
   const auto device = g2c::nn::resolve_device(options.device());
   model.to(device);
   const auto train = train_ids.to(device, torch::kLong);
-  torch::optim::SGD optimizer(
-      model.parameters(),
-      torch::optim::SGDOptions(options.lr()).weight_decay(options.weight_decay()));
+  // Module 03's optimizer and loss: the loop is the same one that trained the MLP there.
+  g2c::nn::SGD optimizer(model.parameters(), options.lr(), options.weight_decay());
+  const g2c::nn::CrossEntropyLoss cross_entropy;
 
   TrainingRecord record;
   for (std::int64_t step = 0; step < options.num_steps(); ++step) {
     model.train();
     const auto batch =
         get_batch(train, model.context_length, options.batch_size(), options.generator());
-    const auto loss = torch::nn::functional::cross_entropy(model.logits(batch.x), batch.y);
+    const auto loss = cross_entropy(model.logits(batch.x), batch.y);  // (b, V) -> scalar
     optimizer.zero_grad();
     loss.backward();
     optimizer.step();
