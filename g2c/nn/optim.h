@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -61,8 +63,21 @@ class SGD : public Optimizer {
 ///
 /// m and v are created at construction, on each parameter's device and dtype: move the model
 /// first (`model->to(device)`), then build the optimizer.
+/// AdamW's hyper-parameters with their defaults, LibTorch style:
+/// AdamW(params, AdamWOptions(/*lr=*/3e-4).weight_decay(0.1)).
+struct AdamWOptions {
+  explicit AdamWOptions(double lr) : lr_(lr) {}
+  TORCH_ARG(double, lr);
+  TORCH_ARG(double, beta1) = 0.9;    // decay of the first moment (the mean gradient)
+  TORCH_ARG(double, beta2) = 0.999;  // decay of the second moment (the mean squared gradient)
+  TORCH_ARG(double, eps) = 1e-8;     // keeps the step finite where v̂ is 0
+  TORCH_ARG(double, weight_decay) = 0.0;
+};
+
 class AdamW : public Optimizer {
  public:
+  /// The same as the positional constructor, from options.
+  AdamW(std::vector<torch::Tensor> params, const AdamWOptions& options);
   /// ValueError for lr < 0, a beta outside [0, 1), eps < 0 or weight_decay < 0.
   AdamW(std::vector<torch::Tensor> params, double lr,
         std::pair<double, double> betas = {0.9, 0.999}, double eps = 1e-8,
@@ -77,5 +92,14 @@ class AdamW : public Optimizer {
   std::vector<torch::Tensor> m;  // first moment per parameter, zeros like it at the start
   std::vector<torch::Tensor> v;  // second moment per parameter, zeros like it at the start
 };
+
+/// The course's optimizers by name: "sgd" (SGD(lr, weight_decay)) or "adamw"
+/// (AdamW(AdamWOptions(lr).weight_decay(weight_decay))), any case. With `fused`, "adamw" is the
+/// provided FusedAdamW (g2c/nn/fused_adamw.h): the same update in LibTorch's fused kernel.
+/// ValueError for another name, naming the two.
+/// Example: auto optimizer = make_optimizer("adamw", model->parameters(), 3e-4, 0.1);
+std::unique_ptr<Optimizer> make_optimizer(const std::string& name,
+                                          std::vector<torch::Tensor> params, double lr,
+                                          double weight_decay = 0.0, bool fused = false);
 
 }  // namespace g2c::nn

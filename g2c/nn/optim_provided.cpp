@@ -1,6 +1,10 @@
+#include <algorithm>
+#include <cctype>
+
 #include <fmt/format.h>
 
 #include "g2c/core/errors.h"
+#include "g2c/nn/fused_adamw.h"
 #include "g2c/nn/optim.h"
 
 namespace g2c::nn {
@@ -30,6 +34,10 @@ SGD::SGD(std::vector<torch::Tensor> params, double lr_, double weight_decay_)
     throw ValueError(fmt::format("SGD: weight_decay must be >= 0, got {}", weight_decay));
 }
 
+AdamW::AdamW(std::vector<torch::Tensor> params, const AdamWOptions& options)
+    : AdamW(std::move(params), options.lr(), {options.beta1(), options.beta2()}, options.eps(),
+            options.weight_decay()) {}
+
 AdamW::AdamW(std::vector<torch::Tensor> params, double lr_, std::pair<double, double> betas,
              double eps_, double weight_decay_)
     : Optimizer(std::move(params), lr_),
@@ -51,6 +59,21 @@ AdamW::AdamW(std::vector<torch::Tensor> params, double lr_, std::pair<double, do
     m.push_back(torch::zeros_like(p, torch::MemoryFormat::Preserve));
     v.push_back(torch::zeros_like(p, torch::MemoryFormat::Preserve));
   }
+}
+
+std::unique_ptr<Optimizer> make_optimizer(const std::string& name,
+                                          std::vector<torch::Tensor> params, double lr,
+                                          double weight_decay, bool fused) {
+  std::string lower = name;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (lower == "sgd") return std::make_unique<SGD>(std::move(params), lr, weight_decay);
+  if (lower == "adamw") {
+    const auto options = AdamWOptions(lr).weight_decay(weight_decay);
+    if (fused) return std::make_unique<FusedAdamW>(std::move(params), options);
+    return std::make_unique<AdamW>(std::move(params), options);
+  }
+  throw ValueError(fmt::format("optimizer must be 'sgd' or 'adamw', got '{}'", name));
 }
 
 }  // namespace g2c::nn

@@ -89,6 +89,9 @@ struct TrainerOptions {
   TORCH_ARG(std::optional<at::Generator>, generator) = std::nullopt;
   TORCH_ARG(std::string, device) = "auto";    // "auto", "cpu", "cuda", "mps"
   TORCH_ARG(std::string, optimizer) = "sgd";  // "sgd" or "adamw", any case
+  /// The fast path: AdamW through LibTorch's fused kernel (g2c::nn::FusedAdamW), the same update
+  /// with the same state. Off: the course's AdamW, the one written in module 03b.
+  TORCH_ARG(bool, fused_kernels) = false;
 };
 
 /// The optional parts of a train() call.
@@ -112,7 +115,8 @@ struct Checkpoint {
 class Trainer {
  public:
   /// Resolves the device, moves the model there, then builds the optimizer on its parameters
-  /// (SGD(max_lr, weight_decay) or AdamW(max_lr, default betas and eps, weight_decay)); step = 0.
+  /// (g2c::nn::make_optimizer: SGD(max_lr, weight_decay) or AdamW(max_lr, default betas and eps,
+  /// weight_decay), FusedAdamW with fused_kernels); step = 0.
   /// ValueError for an unknown optimizer name or an unavailable device.
   /// Example: Trainer trainer(model, TrainerOptions(/*batch_size=*/32, /*context_length=*/128,
   ///          /*max_steps=*/1000, /*max_lr=*/6e-4).optimizer("adamw").grad_clip(1.0));

@@ -58,14 +58,8 @@ Trainer::Trainer(std::shared_ptr<g2c::nn::Module> model_, TrainerOptions options
   // Move first: the optimizer holds the parameter tensors themselves (and AdamW creates m and v
   // beside them), so it must see them where they will live.
   model->to(device);
-  if (optimizer_name == "sgd") {
-    optimizer = std::make_unique<g2c::nn::SGD>(model->parameters(), options.max_lr(),
-                                               options.weight_decay());
-  } else {
-    optimizer = std::make_unique<g2c::nn::AdamW>(model->parameters(), options.max_lr(),
-                                                 std::pair<double, double>{0.9, 0.999},
-                                                 /*eps=*/1e-8, options.weight_decay());
-  }
+  optimizer = g2c::nn::make_optimizer(optimizer_name, model->parameters(), options.max_lr(),
+                                      options.weight_decay(), options.fused_kernels());
 }
 
 double Trainer::lr(std::int64_t at_step) const {

@@ -85,7 +85,7 @@ class TransformerLMImpl : public g2c::nn::Module {
   /// Example: ids (3, 5) with V = 12 -> (3, 5, 12).
   torch::Tensor forward(const torch::Tensor& ids) override;
 
-  /// One empty layer cache per block, for forward_cached.
+  /// One empty layer cache per block, for forward_cached, each with room for max_seq_len positions.
   KVCache empty_kv_cache() const;
 
   /// One generation step. ids (B, 1) is the newest token of each sequence; `cache` holds the keys
@@ -96,7 +96,11 @@ class TransformerLMImpl : public g2c::nn::Module {
   /// max_seq_len positions (no rolling window).
   /// Example: auto cache = model->empty_kv_cache(); for each token t: logits = forward_cached(t,
   /// cache).
-  torch::Tensor forward_cached(const torch::Tensor& ids, KVCache& cache);
+  virtual torch::Tensor forward_cached(const torch::Tensor& ids, KVCache& cache);
+
+  /// The checks of forward_cached (ids (B, 1) in [0, V), a cache with one layer per block and a
+  /// free position); returns the position the new token takes: cache.length().
+  std::int64_t check_cached_step(const torch::Tensor& ids, const KVCache& cache) const;
 
   /// ValueError unless ids is a 2-D (B, T) integer tensor with values in [0, V).
   void check_input(const torch::Tensor& ids) const;

@@ -80,10 +80,11 @@ void TransformerLMImpl::reset() {
 }
 
 KVCache TransformerLMImpl::empty_kv_cache() const {
-  return KVCache::empty(num_layers);
+  return KVCache::empty(num_layers, /*capacity=*/max_seq_len);  // the most positions it can hold
 }
 
-torch::Tensor TransformerLMImpl::forward_cached(const torch::Tensor& ids, KVCache& cache) {
+std::int64_t TransformerLMImpl::check_cached_step(const torch::Tensor& ids,
+                                                  const KVCache& cache) const {
   if (!ids.defined() || ids.dim() != 2 || ids.size(1) != 1) {
     throw ValueError(fmt::format(
         "forward_cached takes exactly one new token per sequence, ids of shape (B, T=1); got {}",
@@ -103,6 +104,11 @@ torch::Tensor TransformerLMImpl::forward_cached(const torch::Tensor& ids, KVCach
         position, max_seq_len));
   }
   check_input(ids);
+  return position;
+}
+
+torch::Tensor TransformerLMImpl::forward_cached(const torch::Tensor& ids, KVCache& cache) {
+  const std::int64_t position = check_cached_step(ids, cache);  // where this token sits
   // subtle: the row of *this* position. pos_embed(1) would be row 0 at every step: the model would
   // still produce fluent-looking text while believing every token is the first one.
   const auto tok = token_embed(ids);                                  // (B, 1, D)

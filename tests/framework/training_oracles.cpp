@@ -4,6 +4,7 @@
 // argument checks; clip_grad_norm_ against torch::nn::utils::clip_grad_norm_ over random sets of
 // gradients; cosine_with_warmup against an independent closed form, its continuity at the end of
 // the warmup and its range.
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <vector>
@@ -11,12 +12,15 @@
 #include <torch/torch.h>
 
 #include "g2c/core/errors.h"
+#include "g2c/nn/fused_adamw.h"
 #include "g2c/nn/optim.h"
 #include "g2c/training/clip.h"
 #include "g2c/training/schedule.h"
 #include "torch_test.h"
 
 using g2c::nn::AdamW;
+using g2c::nn::AdamWOptions;
+using g2c::nn::FusedAdamW;
 using g2c::testing::close;
 using g2c::testing::max_abs_diff;
 using g2c::training::clip_grad_norm_;
@@ -134,6 +138,60 @@ TEST_CASE("adamw_matches_torch_optim_adamw_on_cuda", "[training]") {
   const double worst = adamw_divergence(torch::kFloat, torch::kCUDA, weight_decay);
   INFO("weight_decay " << weight_decay << ", max |difference| over 25 steps = " << worst);
   CHECK(worst < 1e-5);
+}
+
+// The fast path (g2c/nn/fused_adamw.h) against the course's AdamW: the same parameters, moments
+// and step count after every step, with and without decay, and with parameters that have no
+// gradient (both must skip them and leave their moments alone).
+TEST_CASE("fused_adamw_matches_the_course_adamw_step_for_step", "[training]") {
+  const auto dtype = GENERATE(torch::kFloat, torch::kDouble);
+  const double weight_decay = GENERATE(0.0, 0.1);
+  const bool every_other_gradless = GENERATE(false, true);
+  torch::manual_seed(1234);
+  const auto course_params = random_parameters(6, 0.1, dtype, every_other_gradless);
+  const auto fused_params = copies(course_params);
+  const auto options = AdamWOptions(1e-2).beta1(0.8).beta2(0.95).weight_decay(weight_decay);
+  AdamW course(course_params, options);
+  FusedAdamW fused(fused_params, options);
+  double worst = 0.0;
+  for (int step = 0; step < 20; ++step) {
+    for (std::size_t i = 0; i < course_params.size(); ++i) {
+      if (!course_params[i].grad().defined()) continue;
+      const auto grad = 0.1 * torch::randn_like(course_params[i]);
+      course_params[i].mutable_grad().copy_(grad);
+      fused_params[i].mutable_grad().copy_(grad);
+    }
+    course.step();
+    fused.step();
+    for (std::size_t i = 0; i < course_params.size(); ++i) {
+      worst =
+          std::max({worst, max_abs_diff(course_params[i], fused_params[i]),
+                    max_abs_diff(course.m[i], fused.m[i]), max_abs_diff(course.v[i], fused.v[i])});
+    }
+  }
+  INFO(c10::toString(dtype) << ", weight_decay " << weight_decay << ", gradless parameters "
+                            << every_other_gradless
+                            << ": max |difference| in parameters, m and v over 20 steps = "
+                            << worst);
+  CHECK(worst < (dtype == torch::kDouble ? 1e-12 : 1e-6));
+  CHECK(fused.step_count == course.step_count);
+  for (std::size_t i = 0; i < course_params.size(); ++i) {
+    if (course_params[i].grad().defined()) continue;
+    CHECK(fused.m[i].abs().sum().item<double>() == 0.0);  // skipped: never updated
+  }
+}
+
+TEST_CASE("make_optimizer_builds_the_course_optimizers_by_name", "[training]") {
+  const auto params = random_parameters(2, 0.1, torch::kFloat);
+  CHECK(dynamic_cast<g2c::nn::SGD*>(g2c::nn::make_optimizer("sgd", params, 0.1).get()) != nullptr);
+  const auto adamw = g2c::nn::make_optimizer("AdamW", params, 0.1, 0.01);
+  REQUIRE(dynamic_cast<AdamW*>(adamw.get()) != nullptr);
+  CHECK(dynamic_cast<FusedAdamW*>(adamw.get()) == nullptr);
+  CHECK(dynamic_cast<AdamW*>(adamw.get())->weight_decay == 0.01);
+  CHECK(dynamic_cast<FusedAdamW*>(g2c::nn::make_optimizer("adamw", params, 0.1, 0.0, true).get()) !=
+        nullptr);
+  CHECK_THROWS_WITH(g2c::nn::make_optimizer("adam", params, 0.1),
+                    Catch::Contains("optimizer must be 'sgd' or 'adamw', got 'adam'"));
 }
 
 TEST_CASE("adamw_counts_one_step_per_call_for_all_parameters", "[training]") {

@@ -1,0 +1,110 @@
+#include "g2c/transformer/fused.h"
+
+#include <memory>
+
+namespace g2c::transformer {
+
+namespace {
+
+/// The course's Linear, y = x @ W + b with W (in, out), as one addmm over all leading positions:
+/// (…, in) -> (…, out).
+torch::Tensor linear(const g2c::nn::LinearImpl& layer, const torch::Tensor& x) {
+  auto sizes = x.sizes().vec();
+  const auto rows = x.reshape({-1, x.size(-1)});  // (N, in), N = product of the leading dims
+  sizes.back() = layer.W.size(1);
+  return torch::addmm(layer.b, rows, layer.W).view(sizes);  // (N, out) -> (…, out)
+}
+
+torch::Tensor layer_norm(const LayerNormImpl& norm, const torch::Tensor& x) {
+  return torch::layer_norm(x, {norm.embedding_dim}, norm.gamma, norm.beta, norm.eps);  // (…, D)
+}
+
+/// x (B, T, D) -> (B, T, D): module 08's multi-head attention with the fused kernel. With a
+/// cache, x holds the newest position only (T = 1): its keys and values are appended and it
+/// attends over everything cached, without a mask.
+torch::Tensor attention(const g2c::attention::MultiHeadAttentionImpl& attn, const torch::Tensor& x,
+                        g2c::attention::LayerKVCache* cache = nullptr) {
+  const auto batch = x.size(0), length = x.size(1);
+  auto split = [&](const torch::Tensor& t) {  // (B, T, D) -> (B, H, T, d)
+    return t.view({batch, length, attn.num_heads, attn.head_dim}).transpose(1, 2);
+  };
+  const auto q = split(linear(*attn.q_proj, x));
+  auto k = split(linear(*attn.k_proj, x));
+  auto v = split(linear(*attn.v_proj, x));
+  if (cache != nullptr) {
+    cache->append(k, v);
+    k = cache->k;  // (B, H, T_past + 1, d)
+    v = cache->v;
+  }
+  // softmax(Q Kᵀ / √d, causally masked over a whole sequence) V; the default scale is 1/√d.
+  const auto mixed = at::scaled_dot_product_attention(
+      q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0,
+      /*is_causal=*/attn.causal && cache == nullptr);  // (B, H, T, d)
+  const auto merged =
+      mixed.transpose(1, 2).contiguous().view({batch, length, attn.embedding_dim});  // (B, T, D)
+  return linear(*attn.out_proj, merged);
+}
+
+/// The feed-forward half of a block: h + fc2(gelu(fc1(ln2(h)))), (B, T, D) -> (B, T, D).
+torch::Tensor feed_forward(BlockImpl& block, const torch::Tensor& h) {
+  const auto hidden = torch::gelu(linear(*block.ffn->fc1, layer_norm(*block.ln2, h)),
+                                  /*approximate=*/"none");  // (B, T, 4·D), exact erf GELU
+  return h + linear(*block.ffn->fc2, hidden);               // (B, T, D)
+}
+
+}  // namespace
+
+torch::Tensor fused_block_forward(BlockImpl& block, const torch::Tensor& x) {
+  block.check_input(x);
+  const auto h = x + attention(*block.attn, layer_norm(*block.ln1, x));  // (B, T, D)
+  return feed_forward(block, h);
+}
+
+torch::Tensor fused_block_forward_cached(BlockImpl& block, const torch::Tensor& x,
+                                         g2c::attention::LayerKVCache& cache) {
+  block.check_input(x);
+  if (x.size(1) != 1 || !block.causal) {
+    return block.forward_cached(x, cache);  // the lesson's path says what is wrong
+  }
+  const auto h = x + attention(*block.attn, layer_norm(*block.ln1, x), &cache);  // (B, 1, D)
+  return feed_forward(block, h);
+}
+
+torch::Tensor FusedTransformerLMImpl::forward(const torch::Tensor& ids) {
+  check_input(ids);
+  const std::int64_t length = ids.size(1);
+  g2c::embeddings::check_seq_len(length, max_seq_len);
+  auto x = torch::embedding(token_embed->weight, ids) +
+           pos_embed->weight.narrow(/*dim=*/0, /*start=*/0, length);  // (B, T, D) + (T, D)
+  for (auto& block : blocks) x = fused_block_forward(*block, x);      // (B, T, D)
+  x = layer_norm(*ln_final, x);                                       // (B, T, D)
+  // The tied head: x @ token_embedᵀ + bias, (B, T, D) -> (B, T, V).
+  return torch::linear(x, token_embed->weight, head_bias);
+}
+
+torch::Tensor FusedTransformerLMImpl::forward_cached(const torch::Tensor& ids, KVCache& cache) {
+  const std::int64_t position = check_cached_step(ids, cache);  // where this token sits
+  auto x = torch::embedding(token_embed->weight, ids) +
+           pos_embed->weight.narrow(/*dim=*/0, position, 1);  // (B, 1, D) + (1, D)
+  for (std::size_t l = 0; l < blocks.size(); ++l) {
+    x = fused_block_forward_cached(*blocks[l], x, cache.layers[l]);  // appends to layer l's cache
+  }
+  x = layer_norm(*ln_final, x);                             // (B, 1, D)
+  return torch::linear(x, token_embed->weight, head_bias);  // (B, 1, V), the tied head
+}
+
+void FusedTransformerLMImpl::pretty_print(std::ostream& stream) const {
+  stream << "g2c::transformer::FusedTransformerLM(vocab_size=" << vocab_size
+         << ", embedding_dim=" << embedding_dim << ", num_layers=" << num_layers
+         << ", num_heads=" << num_heads << ", max_seq_len=" << max_seq_len
+         << ", hidden_dim=" << hidden_dim << ")";
+}
+
+TransformerLM fused_transformer_lm(const TransformerLMOptions& options) {
+  // Through the base pointer: the handle's templated constructor would take a derived pointer for
+  // constructor arguments.
+  const std::shared_ptr<TransformerLMImpl> impl = std::make_shared<FusedTransformerLMImpl>(options);
+  return TransformerLM(impl);
+}
+
+}  // namespace g2c::transformer
