@@ -1,4 +1,4 @@
-// Module 08 — multi-head attention, and the key/value cache for generating one token at a time.
+// Module 08 — multi-head attention (and forward_cached, which reads a LayerKVCache).
 //
 // Dimension legend: B batch, T sequence length, D embedding_dim, H num_heads, d = D / H head_dim.
 // Pipeline: x (B, T, D) -> Q, K, V                                   each (B, T, D)
@@ -13,33 +13,11 @@
 
 #include <torch/torch.h>
 
+#include "g2c/attention/layer_kv_cache.h"
 #include "g2c/nn/linear.h"
 #include "g2c/nn/module.h"
 
 namespace g2c::attention {
-
-/// Keys and values of the tokens seen so far, for one attention layer: each (B, H, T, d).
-/// Generation appends one token's K/V per step instead of recomputing the whole prefix.
-/// k and v are both set or both empty.
-struct LayerKVCache {
-  /// An empty cache.
-  LayerKVCache() = default;
-  /// A cache holding k, v (B, H, T, d) already: both defined with equal 4-D shapes, or both
-  /// undefined (empty); ValueError otherwise. Example: LayerKVCache(randn({2, 3, 1, 4}),
-  /// randn({2, 3, 1, 4})).length() == 1.
-  LayerKVCache(torch::Tensor k, torch::Tensor v);
-
-  torch::Tensor k;  // (B, H, T, d), undefined while empty
-  torch::Tensor v;  // (B, H, T, d)
-
-  /// Number of cached positions T (0 when empty).
-  std::int64_t length() const { return k.defined() ? k.size(2) : 0; }
-  /// Appends k_new, v_new (B, H, T_new, d) along T and returns this cache, so calls can chain.
-  /// ValueError when their shape, device or dtype does not match what is cached, or when the
-  /// cache holds only one of k and v.
-  LayerKVCache& append(const torch::Tensor& k_new, const torch::Tensor& v_new);
-  void clear();
-};
 
 struct MultiHeadAttentionOptions {
   MultiHeadAttentionOptions(std::int64_t embedding_dim, std::int64_t num_heads)

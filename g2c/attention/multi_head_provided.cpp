@@ -1,5 +1,3 @@
-#include <utility>
-
 #include <fmt/format.h>
 
 #include "g2c/attention/multi_head.h"
@@ -8,66 +6,6 @@
 #include "g2c/core/shapes.h"
 
 namespace g2c::attention {
-
-namespace {
-
-/// ValueError unless k and v are both defined, 4-D (B, H, T, d) and of equal shape.
-void check_kv_pair(const torch::Tensor& k, const torch::Tensor& v) {
-  if (!k.defined() || !v.defined() || k.dim() != 4 || k.sizes() != v.sizes()) {
-    throw ValueError(fmt::format("LayerKVCache: k and v must both be (B, H, T, d); got k {}, v {}",
-                                 k.defined() ? describe_shape(k) : "undefined",
-                                 v.defined() ? describe_shape(v) : "undefined"));
-  }
-  if (k.device() != v.device() || k.scalar_type() != v.scalar_type()) {
-    throw ValueError(
-        fmt::format("LayerKVCache: k and v must share device and dtype; got k {} {}, "
-                    "v {} {}",
-                    k.device().str(), c10::toString(k.scalar_type()), v.device().str(),
-                    c10::toString(v.scalar_type())));
-  }
-}
-
-}  // namespace
-
-LayerKVCache::LayerKVCache(torch::Tensor k_, torch::Tensor v_)
-    : k(std::move(k_)), v(std::move(v_)) {
-  if (k.defined() || v.defined()) check_kv_pair(k, v);
-}
-
-LayerKVCache& LayerKVCache::append(const torch::Tensor& k_new, const torch::Tensor& v_new) {
-  check_kv_pair(k_new, v_new);
-  if (k.defined() != v.defined()) {
-    throw ValueError(fmt::format(
-        "LayerKVCache holds k {} but v {}: set both or neither (clear() empties the cache)",
-        k.defined() ? describe_shape(k) : "undefined",
-        v.defined() ? describe_shape(v) : "undefined"));
-  }
-  if (!k.defined()) {
-    k = k_new;
-    v = v_new;
-    return *this;
-  }
-  const bool same_layout =
-      k_new.size(0) == k.size(0) && k_new.size(1) == k.size(1) && k_new.size(3) == k.size(3);
-  if (!same_layout) {
-    throw ValueError(fmt::format("LayerKVCache holds {}; cannot append {} (B, H and d must match)",
-                                 describe_shape(k, {"B", "H", "T", "d"}),
-                                 describe_shape(k_new, {"B", "H", "T", "d"})));
-  }
-  if (k_new.device() != k.device() || k_new.scalar_type() != k.scalar_type()) {
-    throw ValueError(fmt::format("LayerKVCache holds {} {} tensors; cannot append {} {}",
-                                 k.device().str(), c10::toString(k.scalar_type()),
-                                 k_new.device().str(), c10::toString(k_new.scalar_type())));
-  }
-  k = torch::cat({k, k_new}, /*dim=*/2);  // (B, H, T + T_new, d)
-  v = torch::cat({v, v_new}, /*dim=*/2);
-  return *this;
-}
-
-void LayerKVCache::clear() {
-  k = torch::Tensor();
-  v = torch::Tensor();
-}
 
 MultiHeadAttentionImpl::MultiHeadAttentionImpl(const MultiHeadAttentionOptions& options_)
     : options(options_),

@@ -9,12 +9,15 @@
 
 namespace g2c::transformer {
 
-KVCache KVCache::empty(std::int64_t num_layers) {
-  if (num_layers <= 0) {
-    throw ValueError(fmt::format("KVCache::empty needs num_layers > 0, got {}", num_layers));
+KVCache KVCache::empty(std::int64_t num_layers, std::int64_t capacity) {
+  if (num_layers <= 0 || capacity < 0) {
+    throw ValueError(
+        fmt::format("KVCache::empty needs num_layers > 0 and capacity >= 0, got {} and {}",
+                    num_layers, capacity));
   }
   KVCache cache;
   cache.layers.resize(static_cast<std::size_t>(num_layers));
+  for (auto& layer : cache.layers) layer.capacity = capacity;
   return cache;
 }
 

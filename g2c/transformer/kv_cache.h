@@ -3,7 +3,8 @@
 //
 // Dimension legend: B batch, H num_heads, T cached positions, d head_dim.
 // layers[l].k, layers[l].v: (B, H, T, d) for block l. Generating one token appends one position to
-// every layer; nothing is ever recomputed, evicted or rolled.
+// every layer; nothing is ever recomputed, evicted or rolled. A model's empty_kv_cache() reserves
+// max_seq_len positions per layer, so appending never reallocates.
 #pragma once
 
 #include <cstdint>
@@ -16,9 +17,10 @@ namespace g2c::transformer {
 struct KVCache {
   std::vector<g2c::attention::LayerKVCache> layers;  // one per block, in block order
 
-  /// `num_layers` empty layer caches. ValueError for num_layers <= 0.
+  /// `num_layers` empty layer caches, each making room for `capacity` positions at its first
+  /// append (0: no reservation). ValueError for num_layers <= 0 or capacity < 0.
   /// Example: KVCache::empty(3).size() == 3, .length() == 0.
-  static KVCache empty(std::int64_t num_layers);
+  static KVCache empty(std::int64_t num_layers, std::int64_t capacity = 0);
 
   /// Number of layer caches.
   std::int64_t size() const { return static_cast<std::int64_t>(layers.size()); }

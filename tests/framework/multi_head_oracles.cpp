@@ -2,6 +2,7 @@
 // projections copied into its packed weights) and at::scaled_dot_product_attention, float64
 // gradients, masks combined, the KV cache over many steps, bad input.
 #include <limits>
+#include <vector>
 
 #include <torch/torch.h>
 
@@ -125,6 +126,62 @@ TEST_CASE("kv_cache_matches_full_forward_over_many_steps", "[attention]") {
   CHECK(worst < 1e-5);
   CHECK(cache.length() == 40);
   CHECK(cache.k.sizes() == torch::IntArrayRef({3, 4, 40, 8}));
+}
+
+// The cache's buffer (g2c/attention/layer_kv_cache.h): the same keys and values as concatenation,
+// written in place into room reserved once, copies that do not write into each other, and a cache
+// built with gradients that still backpropagates.
+TEST_CASE("kv_cache_buffer_holds_what_concatenation_would", "[attention]") {
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(26);
+  const std::int64_t reserved = GENERATE(std::int64_t{0}, std::int64_t{16});
+  LayerKVCache cache;
+  cache.capacity = reserved;
+  std::vector<torch::Tensor> keys, values;
+  const void* storage = nullptr;
+  bool moved_within_reservation = false;
+  for (std::int64_t t = 0; t < 12; ++t) {
+    keys.push_back(torch::randn({2, 3, t % 3 == 0 ? 2 : 1, 4}));
+    values.push_back(torch::randn_like(keys.back()));
+    cache.append(keys.back(), values.back());
+    if (storage != nullptr && cache.k.data_ptr() != storage && cache.length() <= reserved) {
+      moved_within_reservation = true;
+    }
+    storage = cache.k.data_ptr();
+  }
+  CHECK(torch::equal(cache.k, torch::cat(keys, 2)));
+  CHECK(torch::equal(cache.v, torch::cat(values, 2)));
+  INFO("with room reserved for " << reserved << " positions, appending must not reallocate");
+  CHECK_FALSE(moved_within_reservation);
+}
+
+TEST_CASE("kv_cache_copies_do_not_write_into_each_other", "[attention]") {
+  torch::NoGradGuard no_grad;
+  LayerKVCache original;
+  original.capacity = 8;
+  original.append(torch::zeros({1, 1, 2, 2}), torch::zeros({1, 1, 2, 2}));
+  LayerKVCache copy = original;
+  original.append(torch::ones({1, 1, 1, 2}), torch::ones({1, 1, 1, 2}));
+  copy.append(torch::full({1, 1, 1, 2}, 2.0), torch::full({1, 1, 1, 2}, 2.0));
+  CHECK(original.k[0][0][2][0].item<double>() == 1.0);
+  CHECK(copy.k[0][0][2][0].item<double>() == 2.0);
+}
+
+TEST_CASE("kv_cache_built_with_gradients_backpropagates", "[attention]") {
+  torch::manual_seed(27);
+  MultiHeadAttention attention(8, 2);
+  const auto x = torch::randn({1, 4, 8}, torch::requires_grad());
+  LayerKVCache cache;
+  cache.capacity = 4;
+  torch::Tensor total = torch::zeros({});
+  for (std::int64_t t = 0; t < 4; ++t) {
+    total = total + attention->forward_cached(x.index({Slice(), Slice(t, t + 1)}), cache).sum();
+  }
+  CHECK_NOTHROW(total.backward());
+  REQUIRE(x.grad().defined());
+  const auto expected_x = x.detach().clone().requires_grad_();
+  attention(expected_x).sum().backward();
+  CHECK(close(x.grad(), expected_x.grad(), 1e-5));
 }
 
 TEST_CASE("kv_cache_rejects_mismatched_appends", "[attention]") {
