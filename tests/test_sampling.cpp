@@ -31,6 +31,7 @@ using g2c::sampling::generate_cached;
 using g2c::sampling::GenerateOptions;
 using g2c::sampling::top_k_filter;
 using g2c::sampling::top_p_filter;
+using g2c::testing::py_allclose;
 using g2c::transformer::TransformerLM;
 using g2c::transformer::TransformerLMOptions;
 using torch::indexing::Slice;
@@ -38,12 +39,6 @@ using torch::indexing::Slice;
 namespace {
 
 [[maybe_unused]] const bool kOneThread = g2c::testing::use_one_intra_op_thread();
-
-/// torch.allclose(actual, expected, atol=atol) with its rtol of 1e-5; prints the largest
-/// difference when they are not close.
-bool py_allclose(const torch::Tensor& actual, const torch::Tensor& expected, double atol = 1e-8) {
-  return g2c::testing::close(actual, expected, atol, /*rtol=*/1e-5);
-}
 
 /// Indices of the finite entries of a 1-D tensor, in increasing order.
 std::vector<std::int64_t> finite_indices(const torch::Tensor& row) {

@@ -26,6 +26,7 @@
 
 using g2c::attention::LayerKVCache;
 using g2c::testing::max_abs_diff;
+using g2c::testing::py_allclose;
 using g2c::transformer::Block;
 using g2c::transformer::BlockImpl;
 using g2c::transformer::BlockOptions;
@@ -41,12 +42,6 @@ using torch::indexing::None;
 using torch::indexing::Slice;
 
 namespace {
-
-/// torch.allclose(actual, expected, atol=atol) with its rtol of 1e-5; prints the largest
-/// difference when they are not close.
-bool py_allclose(const torch::Tensor& actual, const torch::Tensor& expected, double atol = 1e-8) {
-  return g2c::testing::close(actual, expected, atol, /*rtol=*/1e-5);
-}
 
 /// not torch.allclose(a, b, atol=atol): some element differs by more than atol + 1e-5·|b|.
 bool differs(const torch::Tensor& a, const torch::Tensor& b, double atol) {

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   app.add_option("--points", config.points, "Number of samples")->capture_default_str();
   app.add_option("--noise", config.noise, "Noise standard deviation")->capture_default_str();
   app.add_option("--lr", config.lr, "Learning rate")->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const auto x = torch::linspace(-1, 1, config.points).unsqueeze(1).to(device);  // (N, 1)
     const auto y = 3 * x + 2 + config.noise * torch::randn_like(x);                // (N, 1)

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   g2c::exercises::add_common_options(app, options);
   app.add_option("--hidden", config.hidden, "Hidden units")->capture_default_str();
   app.add_option("--lr", config.lr, "Learning rate")->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const auto data = g2c::exercises::make_moons(config.points, config.noise, 0.0, options.seed);
     nlohmann::json runs;

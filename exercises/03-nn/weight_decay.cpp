@@ -32,7 +32,7 @@ int main(int argc, char** argv) {
   app.add_option("--lr", config.lr, "Learning rate")->capture_default_str();
   app.add_option("--weight-decay", config.weight_decays, "The weight_decay values to compare")
       ->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const auto train = g2c::exercises::make_moons(config.train_points, config.noise,
                                                   config.label_noise, options.seed);

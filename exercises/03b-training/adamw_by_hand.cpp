@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
   app.add_option("--p", config.p, "Parameter value")->capture_default_str();
   app.add_option("--grad", config.grad, "Its gradient")->capture_default_str();
   app.add_option("--lr", config.lr, "Learning rate")->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     // By hand, t = 1: the moments start at zero.
     const double m = (1 - config.beta1) * config.grad;

@@ -85,7 +85,7 @@ int main(int argc, char** argv) {
   app.add_option("--vocab", config.vocab, "Vocabulary size")->capture_default_str();
   app.add_option("--repeats", config.repeats, "Timed steps per block")->capture_default_str();
   app.add_option("--blocks", config.blocks, "Timed blocks per optimizer")->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     if (config.dim < 1 || config.layers < 0 || config.vocab < 1 || config.repeats < 1 ||
         config.blocks < 1) {
       throw g2c::ValueError(fmt::format(

@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   g2c::exercises::add_common_options(app, options);
   app.add_option("--grads", config.grads, "The two gradients")->expected(2)->capture_default_str();
   app.add_option("--max-norm", config.max_norm, "Clipping threshold")->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     if (!(config.max_norm > 0)) {
       throw g2c::ValueError(fmt::format("--max-norm must be > 0, got {}", config.max_norm));
     }

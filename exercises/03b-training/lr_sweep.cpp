@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   g2c::exercises::add_common_options(app, options);
   app.add_option("--lrs", config.lrs, "Learning rates to compare")->capture_default_str();
   app.add_option("--hidden", config.hidden, "Hidden units")->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     if (config.lrs.empty()) throw g2c::ValueError("--lrs needs at least one learning rate");
     const auto device = g2c::exercises::prepare(options);
     const auto data = g2c::exercises::to_device(

@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   app.add_option("--max-lr", config.max_lr, "Peak learning rate")->capture_default_str();
   app.add_option("--min-lr", config.min_lr, "Floor learning rate")->capture_default_str();
   app.add_option("--after", config.after, "Steps to draw past max_steps")->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     if (config.warmup < 0 || config.max_steps < 1 || config.after < 0 || !(config.max_lr > 0) ||
         !(config.min_lr >= 0 && config.min_lr <= config.max_lr)) {
       throw g2c::ValueError(fmt::format(

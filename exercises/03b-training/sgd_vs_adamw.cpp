@@ -75,7 +75,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(20, 1000));
   app.add_option("--hidden", config.hidden, "Hidden units")->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     std::sort(config.snapshots.begin(), config.snapshots.end());
     if (config.snapshots.empty() || config.snapshots.front() < 0 ||
         config.snapshots.back() > options.steps) {

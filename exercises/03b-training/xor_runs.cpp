@@ -48,8 +48,8 @@ RunRecord train_run(g2c::nn::Module& model, const XorData& data, const Optimizer
                     std::int64_t steps,
                     const std::function<void(std::int64_t, g2c::nn::Module&)>& after_step) {
   const g2c::nn::CrossEntropyLoss cross_entropy;
-  auto optimizer = g2c::exercises::make_optimizer(setting.optimizer, model.parameters(), setting.lr,
-                                                  setting.weight_decay);
+  auto optimizer = g2c::nn::make_optimizer(setting.optimizer, model.parameters(), setting.lr,
+                                           setting.weight_decay);
   RunRecord record;
   for (std::int64_t step = 1; step <= steps; ++step) {
     optimizer->zero_grad();

@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
                "Write to artifacts/tokenizers/ShakespeareTokenizer (what the exercises load)");
   app.add_flag("--reference", reference,
                "Train with your train_step (slow: try --vocab-size 512 --max-chars 100000)");
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const std::string corpus = g2c::exercises::load_tinyshakespeare();
     const std::string text(utf8_prefix(corpus, max_chars));

@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   app.add_option("--bucket", bucket, "Merges per point of the token-length curve")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const std::string corpus = g2c::exercises::load_tinyshakespeare();
     BPETokenizer tokenizer;

@@ -61,7 +61,7 @@ int main(int argc, char** argv) {
   g2c::exercises::add_common_options(app, options);
   app.add_option("--ids", sequence, "A sequence of ids to count and merge")->capture_default_str();
   app.add_option("--text", text, "A text whose bytes are counted too")->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const PairCounts counts = BPETokenizer::get_pair_counts(sequence);
     fmt::print("ids {}\npair counts, in order of first occurrence: {}\n\n",

@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
   app.add_option("--train-chars", train_chars, "Characters of TinyShakespeare to train on")
       ->capture_default_str();
   app.add_option("--texts", texts, "Texts to round-trip");
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const std::string corpus = g2c::exercises::load_tinyshakespeare();
     BPETokenizer tokenizer = BPETokenizer::with_course_special_tokens();

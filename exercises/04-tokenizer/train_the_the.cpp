@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   app.add_option("--text", text, "Training text")->capture_default_str();
   app.add_option("--vocab-size", vocab_size, "Target vocabulary size (256 + merges)")
       ->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     BPETokenizer tokenizer;
     const auto label = [&](TokenId id) { return python_repr(tokenizer.token_text(id)); };

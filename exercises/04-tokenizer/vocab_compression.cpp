@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
                  "384 512)")
       ->capture_default_str()
       ->check(CLI::IsMember({"fast", "reference"}));
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const std::string corpus = g2c::exercises::load_tinyshakespeare();
     const std::size_t split = static_cast<std::size_t>(corpus.size() * train_fraction);

@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
   std::int64_t embedding_dim = 16;
   g2c::exercises::add_common_options(app, options);
   app.add_option("--dim", embedding_dim, "Embedding dimension D (even)")->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const std::vector<std::string> vocabulary{"dog", "bites", "man"};
     const auto first = torch::tensor({0, 1, 2}, torch::kLong).to(device);   // dog bites man

@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
   app.add_option("--top-k", top_k, "Answers listed per analogy")->capture_default_str();
   app.add_option("--analogies", analogies, "a:b:c, read as a − b + c (king:man:woman → queen)")
       ->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     auto result = g2c::exercises::run_metadata("05_glove_analogies", options, device);
     result["config"] = {{"glove", glove.string()},

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
   app.add_option("--dim", embedding_dim, "Embedding dimension D (even)")->capture_default_str();
   app.add_option("--max-offset", max_offset, "Largest offset n - m")->capture_default_str();
   app.add_option("--trials", trials, "Random (q, k) pairs")->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     if (max_offset < 0 || max_offset >= max_seq_len || trials < 1) {
       throw g2c::ValueError("need 0 <= --max-offset < --max-seq-len and --trials >= 1");

@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--dim", embedding_dim, "Embedding dimension D (even)")->capture_default_str();
   app.add_option("--base", base, "RoPE base")->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     g2c::embeddings::RotaryEmbedding rope(max_seq_len, embedding_dim, base);
     rope->to(device);

@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
   app.add_option("--dim", embedding_dim, "Embedding dimension D (even)")->capture_default_str();
   app.add_option("--columns", columns, "Columns drawn as curves over the positions")
       ->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     g2c::embeddings::SinusoidalPositionalEmbedding positions(max_seq_len, embedding_dim);
     positions->to(device);

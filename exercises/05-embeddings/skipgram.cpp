@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
   app.add_option("--top-k", config.top_k, "Neighbours listed per word")->capture_default_str();
   app.add_option("--words", config.words, "Words whose neighbours are listed")
       ->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     if (config.log_every < 1) throw g2c::ValueError("--log-every must be at least 1");
     std::string text = g2c::exercises::load_tinyshakespeare();

@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
   app.add_option("--vocab", vocab_size, "Vocabulary size V")->capture_default_str();
   app.add_option("--dim", embedding_dim, "Embedding dimension D")->capture_default_str();
   app.add_option("--ids", ids, "Token ids to look up")->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     g2c::embeddings::TokenEmbedding embedding(vocab_size, embedding_dim);
     embedding->to(device);

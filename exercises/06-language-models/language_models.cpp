@@ -197,7 +197,7 @@ int main(int argc, char** argv) {
   app.add_option("--temperature", config.temperature, "Sampling temperature")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     auto result = g2c::exercises::run_metadata("06_language_models", options, device);
     result["config"] = {{"tokenizers", config.tokenizers},

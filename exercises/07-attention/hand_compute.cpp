@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   g2c::exercises::CommonOptions options;
   options.out = "results/07-attention";
   g2c::exercises::add_common_options(app, options);
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     g2c::attention::SelfAttention attention(2, /*causal=*/false);
     attention->to(device);

@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   app.add_option("--dims", dims, "Embedding dimensions D")->capture_default_str();
   app.add_option("--lengths", lengths, "Sequence lengths T (run through D = 64)")
       ->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     std::vector<std::int64_t> by_dim, formula;
     fmt::print("{:>6} {:>12} {:>14}\n", "D", "parameters", "4(D^2 + D)");

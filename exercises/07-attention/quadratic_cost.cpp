@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--fit-from", fit_from, "Fit the slope over T >= this")->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     if (!std::is_sorted(lengths.begin(), lengths.end()))
       throw g2c::ValueError("--lengths must be increasing");
     const auto device = g2c::exercises::prepare(options);

@@ -131,8 +131,8 @@ struct Run {
 
 void train(Run& run, const Config& config, const g2c::exercises::Corpus& corpus, const Seeds& seeds,
            const g2c::exercises::ProgressSink& progress) {
-  const auto optimizer = g2c::exercises::make_optimizer(config.optimizer, run.model->parameters(),
-                                                        config.lr, config.weight_decay);
+  const auto optimizer = g2c::nn::make_optimizer(config.optimizer, run.model->parameters(),
+                                                 config.lr, config.weight_decay);
   g2c::exercises::WindowSampler batches(corpus.train, config.context_length, config.batch_size,
                                         TargetRule::kWithinWindow, run.batch_seed);
   const auto validation =
@@ -141,7 +141,7 @@ void train(Run& run, const Config& config, const g2c::exercises::Corpus& corpus,
           .fixed(config.val_batches, seeds.validation);
   run.result = g2c::exercises::train_language_model(
       *run.model, *optimizer, batches, validation,
-      g2c::exercises::TrainOptions()
+      g2c::exercises::LoopOptions()
           .steps(config.steps)
           .log_every(config.log_every)
           .label(run.causal ? "causal" : "non-causal")
@@ -223,10 +223,10 @@ int main(int argc, char** argv) {
       "reproduces the\nPython edition's control experiment."};
   g2c::exercises::CommonOptions options;
   options.out = "results/07-attention";
+  options.threads_per_run = true;  // two runs side by side, each with --threads of its own
   std::string data = "tinyshakespeare", tokenizer = "bpe";
   std::int64_t bpe_vocab = 2048;
   bool sequential = false;
-  int threads = 0;
   Overrides overrides;
   g2c::exercises::add_common_options(app, options);
   app.add_option("--data", data, "tinyshakespeare, or random (the control experiment)")
@@ -255,10 +255,7 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--sequential", sequential,
                "Train the two runs one after the other instead of side by side (same results)");
-  app.add_option("--threads", threads,
-                 "Intra-op threads per run [half of this machine's, at least 1]")
-      ->check(CLI::PositiveNumber);
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const Config config = configure(data, tokenizer, bpe_vocab, overrides);
     Seeds seeds;
     seeds.model = options.seed;
@@ -286,7 +283,8 @@ int main(int argc, char** argv) {
     // Side by side on a CPU with two cores or more: a model this small cannot keep two threads
     // busy, two runs with one thread each can. Each run gets the same thread count either way.
     const bool side_by_side = !sequential && device.is_cpu() && at::get_num_threads() >= 2;
-    const int run_threads = threads > 0 ? threads : g2c::exercises::threads_per_job(2);
+    const int run_threads =
+        options.threads > 0 ? options.threads : g2c::exercises::threads_per_job(2);
     fmt::print("training both models {}, {} intra-op thread{} each\n",
                side_by_side ? "side by side (--sequential: one after the other, same results)"
                             : "one after the other",

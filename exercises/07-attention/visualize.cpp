@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
                  "Token level: bpe (G2CTokenizer, else ShakespeareTokenizer) or char")
       ->check(CLI::IsMember({"bpe", "char"}))
       ->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const auto corpus = g2c::exercises::tinyshakespeare_corpus(
         config.tokenizer, static_cast<std::size_t>(config.bpe_vocab), /*prefer_g2c=*/true);
@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
                                           TargetRule::kWithinWindow, config.data_seed);
     const auto training = g2c::exercises::train_language_model(
         *model, optimizer, batches, /*validation=*/{},
-        g2c::exercises::TrainOptions()
+        g2c::exercises::LoopOptions()
             .steps(options.steps)
             .log_every(1)
             .label("probe")

@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", repeats, "Timed runs (median kept)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     g2c::attention::SelfAttention single(dim);
     g2c::attention::MultiHeadAttention multi(dim, heads);

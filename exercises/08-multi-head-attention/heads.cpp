@@ -52,7 +52,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--log-every", config.log_every, "Record the loss every N steps")
       ->check(CLI::PositiveNumber);
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     // Characters: every heatmap row is one readable symbol.
     const auto corpus = g2c::exercises::tinyshakespeare_corpus("char");
@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
                                             options.seed + 1);  // the same batches for every H
       const auto training = g2c::exercises::train_language_model(
           *model, optimizer, batches, /*validation=*/{},
-          g2c::exercises::TrainOptions()
+          g2c::exercises::LoopOptions()
               .steps(options.steps)
               .log_every(config.log_every)
               .label(fmt::format("H={}", heads))

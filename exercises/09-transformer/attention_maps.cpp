@@ -42,7 +42,7 @@ int main(int argc, char** argv) {
   app.add_option("--heads", config.num_heads, "Heads per block (must divide D = 32)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     train.steps = options.steps;
     train.batch_seed = options.seed;

@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
   app.add_option("--position", changed, "Which of the 4 positions to change")
       ->check(CLI::Range(0, 3))
       ->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const auto on = torch::TensorOptions().device(device);
     g2c::transformer::FeedForward ffn(8, 32);

@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
   app.add_option("--heads", num_heads, "Heads per block (the count does not depend on it)")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     g2c::transformer::TransformerLM small(
         g2c::transformer::TransformerLMOptions(32, 32, 2, num_heads, 16));

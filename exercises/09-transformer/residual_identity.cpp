@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
   g2c::exercises::CommonOptions options;
   options.out = "results/09-transformer";
   g2c::exercises::add_common_options(app, options);
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const auto on = torch::TensorOptions().device(device);
     g2c::transformer::Block block(g2c::transformer::BlockOptions(8, 2).hidden_dim(16));

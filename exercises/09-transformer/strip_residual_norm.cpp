@@ -43,7 +43,7 @@ int main(int argc, char** argv) {
                  "Block wirings: pre_norm, post_norm, no_residual, no_norm")
       ->capture_default_str();
   g2c::exercises::toy::add_train_options(app, train);
-  return g2c::exercises::run(app, argc, argv, [&] {
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     train.steps = options.steps;
     train.batch_seed = options.seed;

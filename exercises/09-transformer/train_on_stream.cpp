@@ -20,14 +20,14 @@ void add_train_options(CLI::App& app, TrainSettings& settings) {
 g2c::exercises::TrainResult train_on_stream(g2c::nn::Module& model, const torch::Tensor& stream,
                                             const TrainSettings& settings, const std::string& label,
                                             bool show_progress) {
-  const auto optimizer = g2c::exercises::make_optimizer(settings.optimizer, model.parameters(),
-                                                        settings.lr, settings.weight_decay);
+  const auto optimizer = g2c::nn::make_optimizer(settings.optimizer, model.parameters(),
+                                                 settings.lr, settings.weight_decay);
   g2c::exercises::WindowSampler batches(stream, settings.context_length, settings.batch_size,
                                         g2c::exercises::TargetRule::kNextToken,
                                         settings.batch_seed);
   return g2c::exercises::train_language_model(
       model, *optimizer, batches, /*validation=*/{},
-      g2c::exercises::TrainOptions()
+      g2c::exercises::LoopOptions()
           .steps(settings.steps)
           .log_every(settings.log_every)
           .label(label)

@@ -6,12 +6,11 @@
 //             a multi-byte character (their output bias is set to −∞ while sampling)
 // plus a greedy continuation (temperature 0) for comparison. Writes samples.json.
 #include <cmath>
-#include <set>
-#include <tuple>
 
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/generation.h"
 #include "g2c/core/errors.h"
 #include "g2c/nn/device.h"
 #include "g2c/sampling/text_generation.h"
@@ -27,14 +26,6 @@ struct Sample {
   bool readable;
 };
 
-/// Share of distinct token trigrams among the new tokens: low when the text loops.
-double distinct_trigram_ratio(const std::vector<std::int64_t>& ids) {
-  if (ids.size() < 3) return 1.0;
-  std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>> seen;
-  for (std::size_t i = 0; i + 2 < ids.size(); ++i) seen.insert({ids[i], ids[i + 1], ids[i + 2]});
-  return static_cast<double>(seen.size()) / static_cast<double>(ids.size() - 2);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -47,19 +38,14 @@ int main(int argc, char** argv) {
   std::string model_name = "ShakespeareLM-1M";
   std::string prompt_text = "KING:";
   std::int64_t tokens = 300;
-  int threads = 0;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--threads", threads, "CPU threads for LibTorch (0: its default)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
   app.add_option("--model", model_name, "Model artifact: name, alias or folder")
       ->capture_default_str();
   app.add_option("--prompt", prompt_text, "Text the samples continue")->capture_default_str();
   app.add_option("--tokens", tokens, "New tokens per sample")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
-    if (threads > 0) torch::set_num_threads(threads);
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     auto text_model = g2c::sampling::load_text_model(model_name, device);
     auto& model = *text_model.artifact.model;
@@ -88,7 +74,7 @@ int main(int argc, char** argv) {
       const std::vector<std::int64_t> all(first, first + run.ids.numel());
       const std::vector<std::int64_t> generated(all.begin() + prompt.size(0), all.end());
       const auto text = text_model.tokenizer.decode(all);
-      const auto ratio = distinct_trigram_ratio(generated);
+      const auto ratio = g2c::exercises::distinct_trigram_ratio(generated);
       fmt::print("\n--- {} (temperature {}{}{}) ---\n{}\n", sample.name, sample.temperature,
                  sample.top_k ? fmt::format(", top-k {}", *sample.top_k) : "",
                  sample.readable ? fmt::format(", {} tokens masked", unreadable.size()) : "", text);

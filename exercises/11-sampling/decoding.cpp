@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <set>
-#include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
@@ -16,6 +14,7 @@
 #include "exercises/common/corpus.h"
 #include "exercises/common/course_tokenizer.h"
 #include "exercises/common/data.h"
+#include "exercises/common/generation.h"
 #include "exercises/common/tensor_json.h"
 #include "exercises/common/training.h"
 #include "g2c/core/errors.h"
@@ -43,7 +42,6 @@ struct Config {
   std::string prompt = "KING:";          // what the samples continue (the lesson's prompt)
   std::int64_t ranks = 64;               // sorted probabilities kept per setting
   std::int64_t sample_tokens = 120;
-  std::int64_t threads = 0;  // 0: LibTorch's default
 };
 
 /// One way of warping the next-token logits (temperature 0 = greedy, samples only).
@@ -79,16 +77,6 @@ torch::Tensor warped_probabilities(const torch::Tensor& logits, const Setting& s
   return torch::softmax(warped, /*dim=*/-1);
 }
 
-/// Distinct trigrams / trigrams of the generated part: 1 = never repeats itself, low = loops.
-double distinct_trigram_ratio(const std::vector<std::int64_t>& ids, std::size_t start) {
-  std::set<std::tuple<std::int64_t, std::int64_t, std::int64_t>> seen;
-  std::size_t total = 0;
-  for (std::size_t i = std::max<std::size_t>(start, 2); i < ids.size(); ++i, ++total) {
-    seen.insert({ids[i - 2], ids[i - 1], ids[i]});
-  }
-  return total == 0 ? 1.0 : static_cast<double>(seen.size()) / static_cast<double>(total);
-}
-
 std::vector<std::int64_t> to_vector(const torch::Tensor& ids) {
   const auto flat = ids.to(torch::kCPU, torch::kLong).contiguous();
   return {flat.data_ptr<std::int64_t>(), flat.data_ptr<std::int64_t>() + flat.numel()};
@@ -109,7 +97,7 @@ nlohmann::json train(g2c::transformer::TransformerLM& model, const g2c::exercise
           .fixed(/*count=*/10, /*seed=*/options.seed + 2);
   const auto run = g2c::exercises::train_language_model(
       *model, optimizer, batches, validation,
-      g2c::exercises::TrainOptions()
+      g2c::exercises::LoopOptions()
           .steps(options.steps)
           .log_every(config.log_every)
           .label("training")
@@ -140,11 +128,6 @@ int main(int argc, char** argv) {
   options.steps = 600;
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--threads", config.threads,
-                 "CPU threads for LibTorch (0: its default, one per core; 1 avoids idle spinning "
-                 "on a machine shared with other jobs)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
   app.add_option("--vocab", config.vocab, "ShakespeareTokenizer vocabulary size")
       ->check(CLI::Range(257, 4096))
       ->capture_default_str();
@@ -164,8 +147,7 @@ int main(int argc, char** argv) {
   app.add_option("--ranks", config.ranks, "Sorted probabilities kept per setting")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
-    if (config.threads > 0) torch::set_num_threads(static_cast<int>(config.threads));
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const std::string text = g2c::exercises::load_tinyshakespeare();
     const auto tokenizer = g2c::exercises::course_tokenizer("bpe", text, config.vocab);
@@ -263,7 +245,7 @@ int main(int argc, char** argv) {
           model, torch::tensor(prompt_ids, torch::kLong), config.sample_tokens, options_for));
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-      const double distinct = distinct_trigram_ratio(out, prompt_ids.size());
+      const double distinct = g2c::exercises::distinct_trigram_ratio(out, prompt_ids.size());
       const auto sample_text = tokenizer.decode(out);
       fmt::print("\n--- {} (distinct trigrams {:.2f}) ---\n{}\n", s.name, distinct, sample_text);
       auto entry = setting_json(s);

@@ -28,7 +28,6 @@ struct Config {
   std::vector<std::int64_t> new_tokens = {128, 512};
   std::int64_t repeats = 1;  // timed runs of each method per length, interleaved A, B, A, B
   double temperature = 1.0;  // sampled with a seeded generator, the same for both methods
-  std::int64_t threads = 0;  // 0: LibTorch's default
 };
 
 }  // namespace
@@ -41,11 +40,6 @@ int main(int argc, char** argv) {
   options.out = "results/11-sampling";
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--threads", config.threads,
-                 "CPU threads for LibTorch (0: its default, one per core; 1 avoids idle spinning "
-                 "on a machine shared with other jobs)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
   app.add_option("--tokens", config.new_tokens, "Numbers of new tokens to time")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
@@ -61,8 +55,7 @@ int main(int argc, char** argv) {
   app.add_option("--dim", config.embedding_dim, "Embedding dimension D")->capture_default_str();
   app.add_option("--layers", config.num_layers, "Transformer blocks L")->capture_default_str();
   app.add_option("--heads", config.num_heads, "Attention heads H")->capture_default_str();
-  return g2c::exercises::run(app, argc, argv, [&] {
-    if (config.threads > 0) torch::set_num_threads(static_cast<int>(config.threads));
+  return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const auto longest = *std::max_element(config.new_tokens.begin(), config.new_tokens.end());
     // Room for the prompt and the longest run: no cropping in generate(), no early stop in

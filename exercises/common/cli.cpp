@@ -1,9 +1,7 @@
 #include "exercises/common/cli.h"
 
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -11,6 +9,7 @@
 #include "exercises/common/data.h"
 #include "exercises/common/training.h"
 #include "g2c/core/atomic_file.h"
+#include "g2c/core/clock.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/memory.h"
 #include "g2c/nn/device.h"
@@ -28,41 +27,19 @@ void add_common_options(CLI::App& app, CommonOptions& options) {
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
   }
+  app.add_option("--threads", options.threads,
+                 options.threads_per_run
+                     ? "Intra-op threads per run (0: half of this machine's, at least 1)"
+                     : "CPU threads for LibTorch (0: its default, one per core; 1 avoids idle "
+                       "spinning on a machine shared with other jobs)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   app.add_flag("--quiet", options.quiet, "No progress display");
   app.add_flag("!--no-plot", options.plot, "Do not render PNG figures");
 }
 
-int run(CLI::App& app, int argc, char** argv, const std::function<void()>& body) {
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    return app.exit(error);
-  }
-  try {
-    body();
-    return 0;
-  } catch (const g2c::NotImplementedError& error) {
-    std::cerr << "\n"
-              << app.get_name() << " needs a function you have not written yet.\n"
-              << error.what() << "\n";
-    return 3;
-  } catch (const g2c::ValueError& error) {
-    std::cerr << "\nerror: " << error.what() << "\n";
-    return 2;
-  } catch (const TrainingDiverged& error) {
-    std::cerr << "\n" << error.what() << "\n";
-    return 4;
-  } catch (const c10::Error& error) {
-    // LibTorch's own message, without the stack trace what() appends.
-    std::cerr << "\nerror from LibTorch: " << error.what_without_backtrace() << "\n";
-    return 1;
-  } catch (const std::exception& error) {
-    std::cerr << "\nerror: " << error.what() << "\n";
-    return 1;
-  }
-}
-
 torch::Device prepare(const CommonOptions& options) {
+  if (options.threads > 0 && !options.threads_per_run) torch::set_num_threads(options.threads);
   // Before any parallel work starts, so that every intra-op thread inherits it: denormal floats
   // (below 1e-38) become zero instead of taking the CPU's slow path. See training.cpp.
   at::globalContext().setFlushDenormal(true);
@@ -76,14 +53,11 @@ torch::Device prepare(const CommonOptions& options) {
 
 nlohmann::json run_metadata(const std::string& program, const CommonOptions& options,
                             const torch::Device& device) {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   return {{"program", program},
           {"device", g2c::nn::device_name(device)},
           {"seed", options.seed},
           {"torch_version", TORCH_VERSION},
-          {"created", stamp}};
+          {"created", g2c::utc_timestamp()}};
 }
 
 std::filesystem::path save_result(const CommonOptions& options, const std::string& name,

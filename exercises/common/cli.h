@@ -1,5 +1,5 @@
-// The command-line shape every exercise shares: --help, --device, --seed, --out, --steps, and a
-// main wrapper that turns course errors into a clear message and a non-zero exit status.
+// The command-line shape every exercise shares: --help, --device, --seed, --out, --steps. Programs
+// run through g2c::run_cli (g2c/core/cli.h), which turns errors into a message and an exit status.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "g2c/core/cli.h"
+
 namespace g2c::exercises {
 
 struct CommonOptions {
@@ -20,19 +22,18 @@ struct CommonOptions {
   std::int64_t steps = 0;       // training steps (0: the program has none)
   bool quiet = false;           // no progress display
   bool plot = true;             // render PNGs with scripts/plot.py when Python is there
+  int threads = 0;              // LibTorch's intra-op threads (0: its default, one per core)
+  /// The program runs several trainings side by side and gives each `threads` of its own (0: half
+  /// of this machine's, at least 1), instead of prepare() setting them for the whole process.
+  bool threads_per_run = false;
 };
 
-/// Adds --device, --seed, --out, --quiet and --no-plot to `app`; also --steps when
+/// Adds --device, --seed, --out, --threads, --quiet and --no-plot to `app`; also --steps when
 /// `options.steps > 0` (its value is the default). `options.out` holds the default folder.
 void add_common_options(CLI::App& app, CommonOptions& options);
 
-/// Runs `body` after parsing; maps errors to messages: CLI problems and ValueError exit 2,
-/// NotImplementedError exits 3 with the TODO it hit, a training loss that stopped being finite
-/// exits 4 with its diagnosis, anything else exits 1 (LibTorch errors without their stack trace).
-int run(CLI::App& app, int argc, char** argv, const std::function<void()>& body);
-
-/// Seeds LibTorch, flushes denormal floats to zero, and resolves the device, printing the one
-/// chosen.
+/// Sets LibTorch's threads (--threads, unless threads_per_run), seeds LibTorch, flushes denormal
+/// floats to zero, and resolves the device, printing the one chosen.
 torch::Device prepare(const CommonOptions& options);
 
 /// What every result file records about the run: program, device, seed, torch version, time.

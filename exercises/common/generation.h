@@ -37,4 +37,9 @@ std::vector<std::int64_t> continue_text(std::shared_ptr<g2c::nn::Module> model,
                                         const std::vector<std::int64_t>& prompt, std::int64_t count,
                                         at::Generator generator);
 
+/// Share of distinct token trigrams among the trigrams that end at or after `start` (the first
+/// generated token): 1 when the text never repeats itself, low when it loops; 1 when there is no
+/// such trigram. Example: [1, 2, 3, 1, 2, 3, 1, 2, 3] -> 3 distinct of 7 = 0.43.
+double distinct_trigram_ratio(const std::vector<std::int64_t>& ids, std::size_t start = 0);
+
 }  // namespace g2c::exercises

@@ -39,7 +39,7 @@ class ProgressBoard {
  public:
   ProgressBoard(std::vector<std::string> labels, std::int64_t total, bool enabled = true);
 
-  /// Where run `slot` reports (TrainOptions::progress).
+  /// Where run `slot` reports (LoopOptions::progress).
   ProgressSink sink(std::size_t slot);
 
  private:

@@ -70,7 +70,7 @@ std::string diagnose(g2c::nn::Module& model, const TokenBatch& batch, std::int64
 }
 
 [[noreturn]] void stop_diverged(g2c::nn::Module& model, const TokenBatch& batch, double loss,
-                                std::int64_t step, const TrainOptions& options) {
+                                std::int64_t step, const LoopOptions& options) {
   std::string message =
       fmt::format("{}: the training loss is {} at step {} ({}). Training stopped here.\n  Why: {}",
                   options.label(), std::isnan(loss) ? "NaN" : "infinite", step,
@@ -103,7 +103,7 @@ double mean_loss(g2c::nn::Module& model, const std::vector<TokenBatch>& batches)
 
 TrainResult train_language_model(g2c::nn::Module& model, g2c::nn::Optimizer& optimizer,
                                  WindowSampler& batches, const std::vector<TokenBatch>& validation,
-                                 const TrainOptions& options) {
+                                 const LoopOptions& options) {
   if (options.steps() < 1 || options.log_every() < 1) {
     throw ValueError(fmt::format("training needs steps >= 1 and log_every >= 1, got {} and {}",
                                  options.steps(), options.log_every()));
@@ -163,17 +163,6 @@ TrainResult train_language_model(g2c::nn::Module& model, g2c::nn::Optimizer& opt
   model.eval();
   progress.finish(fmt::format("loss {:.3f}{}", result.final_train_loss, val_text));
   return result;
-}
-
-std::unique_ptr<g2c::nn::Optimizer> make_optimizer(const std::string& name,
-                                                   const std::vector<torch::Tensor>& parameters,
-                                                   double lr, double weight_decay) {
-  if (name == "sgd") return std::make_unique<g2c::nn::SGD>(parameters, lr, weight_decay);
-  if (name == "adamw") {
-    return std::make_unique<g2c::nn::AdamW>(parameters, lr, std::pair{0.9, 0.999}, 1e-8,
-                                            weight_decay);
-  }
-  throw ValueError(fmt::format("unknown optimizer '{}': use sgd or adamw", name));
 }
 
 }  // namespace g2c::exercises

@@ -6,7 +6,7 @@
 //   const auto validation = WindowSampler(corpus.val, T, B, TargetRule::kNextToken, 0).fixed(16,
 //   0); g2c::nn::AdamW optimizer(model->parameters(), 3e-3); const auto result =
 //   g2c::exercises::train_language_model(
-//       *model, optimizer, batches, validation, TrainOptions().steps(2000).label("causal"));
+//       *model, optimizer, batches, validation, LoopOptions().steps(2000).label("causal"));
 //   result.final_train_loss;  // and the curves, timings and tokens/s
 //
 // Each step: next batch -> logits -> next_token_loss -> zero_grad, backward, optimizer step. Every
@@ -26,6 +26,7 @@
 #include <torch/torch.h>
 
 #include "exercises/common/batches.h"
+#include "g2c/core/errors.h"
 #include "g2c/nn/module.h"
 #include "g2c/nn/optim.h"
 
@@ -39,7 +40,8 @@ struct ProgressSink {
   std::function<void(const std::string& metrics)> finish;
 };
 
-struct TrainOptions {
+/// The settings of train_language_model, the exercises' one training loop.
+struct LoopOptions {
   TORCH_ARG(std::int64_t, steps) = 1000;
   /// Record the training and validation loss every this many steps, and at the last step.
   TORCH_ARG(std::int64_t, log_every) = 50;
@@ -72,12 +74,8 @@ struct TrainResult {
   }
 };
 
-/// Thrown when the training loss stops being finite; what() says when, the likely cause and the
-/// files to check.
-class TrainingDiverged : public std::runtime_error {
- public:
-  explicit TrainingDiverged(const std::string& message) : std::runtime_error(message) {}
-};
+/// Thrown when the training loss stops being finite (exit status 4): g2c::TrainingDiverged.
+using g2c::TrainingDiverged;
 
 /// Trains `model` (ids (B, T) -> logits (B, T, V), on the device it lives on) with `optimizer` on
 /// `batches`, measuring `validation` (may be empty) at the logged steps; see the header comment.
@@ -85,13 +83,7 @@ class TrainingDiverged : public std::runtime_error {
 /// loss that is NaN or infinite.
 TrainResult train_language_model(g2c::nn::Module& model, g2c::nn::Optimizer& optimizer,
                                  WindowSampler& batches, const std::vector<TokenBatch>& validation,
-                                 const TrainOptions& options);
-
-/// The exercises' optimizers by name: "sgd" (module 03's SGD) or "adamw" (module 03b's AdamW,
-/// betas 0.9 / 0.999, eps 1e-8), each with the given weight decay. ValueError for another name.
-std::unique_ptr<g2c::nn::Optimizer> make_optimizer(const std::string& name,
-                                                   const std::vector<torch::Tensor>& parameters,
-                                                   double lr, double weight_decay = 0.0);
+                                 const LoopOptions& options);
 
 /// Mean next_token_loss of `model` over `batches`, without gradients, in eval() mode.
 double mean_loss(g2c::nn::Module& model, const std::vector<TokenBatch>& batches);

@@ -22,6 +22,13 @@ class NotImplementedError : public std::logic_error {
   explicit NotImplementedError(const std::string& message) : std::logic_error(message) {}
 };
 
+/// A training run whose loss stopped being finite; what() says when, the likely cause and the
+/// files to check. Course programs exit with status 4 for it (g2c/core/cli.h).
+class TrainingDiverged : public std::runtime_error {
+ public:
+  explicit TrainingDiverged(const std::string& message) : std::runtime_error(message) {}
+};
+
 /// The error a student file throws from a TODO body.
 /// Example: `throw g2c::todo("Linear::forward", "g2c/nn/linear.cpp", "03");`
 NotImplementedError todo(std::string_view function, std::string_view file, std::string_view module);

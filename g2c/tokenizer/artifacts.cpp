@@ -1,13 +1,12 @@
 // ids.uint32 files, manifests and artifact directories.
 #include "g2c/tokenizer/artifacts.h"
 
-#include <chrono>
 #include <cstdlib>
-#include <ctime>
 
 #include <fmt/format.h>
 
 #include "g2c/core/atomic_file.h"
+#include "g2c/core/clock.h"
 #include "g2c/core/errors.h"
 #include "g2c/tokenizer/utf8.h"
 
@@ -156,15 +155,12 @@ std::string fingerprint(std::string_view bytes) {
 
 nlohmann::ordered_json make_manifest(const ManifestInfo& info, const BPETokenizer& tokenizer,
                                      const Ids& ids) {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   const double chars_per_token =
       ids.empty() ? 0.0 : static_cast<double>(info.actual_chars) / static_cast<double>(ids.size());
   nlohmann::ordered_json manifest;
   manifest["name"] = info.name;
   manifest["kind"] = "bpe-tokenizer-artifact";
-  manifest["created_at"] = stamp;
+  manifest["created_at"] = g2c::utc_timestamp();
   manifest["source"] = info.source;
   manifest["requested_vocab_size"] = info.requested_vocab_size;
   manifest["actual_vocab_size"] = tokenizer.vocab_size();

@@ -81,5 +81,5 @@ TEST_CASE("train_on_stream_rejects_an_unknown_optimizer", "[exercises]") {
       g2c::ValueError);
   CHECK_THROWS_WITH(
       g2c::exercises::toy::train_on_stream(*model, stream, short_settings("adam"), "adam", false),
-      Contains("unknown optimizer 'adam': use sgd or adamw"));
+      Contains("optimizer must be 'sgd' or 'adamw', got 'adam'"));
 }

@@ -40,6 +40,14 @@ inline bool close(const torch::Tensor& actual, const torch::Tensor& expected, do
   return ok;
 }
 
+/// Python's torch.allclose(actual, expected, atol=atol) with its default rtol of 1e-5, as the
+/// Python edition's tests write it: |actual - expected| <= atol + 1e-5·|expected|. Prints the
+/// largest difference when they are not close.
+inline bool py_allclose(const torch::Tensor& actual, const torch::Tensor& expected,
+                        double atol = 1e-8) {
+  return close(actual, expected, atol, /*rtol=*/1e-5);
+}
+
 /// Central finite differences of the scalar `objective()` with respect to every element of
 /// `tensor` (changed in place and restored). Use float64 tensors: eps = 1e-6 then gives ~1e-9
 /// accuracy for smooth functions.

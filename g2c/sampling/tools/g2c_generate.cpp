@@ -9,8 +9,9 @@
 // only the text. Generation uses the KV cache; unless --no-compare, the same tokens are then
 // generated again without it (module 11's generate()) and both speeds are reported.
 //
-// Exit status: 0 success, 2 bad input (a missing artifact, an unknown device, a bad option), 3 a
-// course TODO on the way is still unwritten (the message names it), as for the exercise programs.
+// Exit status: g2c::run_cli's table (g2c/core/cli.h), as for every course program: 0 success, 2 bad
+// input (a missing artifact, an unknown device, a bad option), 3 a course TODO on the way is still
+// unwritten (the message names it), 1 anything else.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -23,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include "g2c/core/atomic_file.h"
+#include "g2c/core/cli.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/memory.h"
 #include "g2c/nn/device.h"
@@ -192,20 +194,5 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--json", options.json,
                  "Also write the settings, the text and the speeds to this JSON file");
-  CLI11_PARSE(app, argc, argv);
-  try {
-    return run(options);
-  } catch (const g2c::ValueError& error) {
-    std::cout.flush();
-    fmt::print(stderr, "\ng2c-generate: {}\n", error.what());
-    return 2;
-  } catch (const g2c::NotImplementedError& error) {
-    std::cout.flush();
-    fmt::print(stderr, "\ng2c-generate: {}\n", error.what());
-    return 3;
-  } catch (const c10::Error& error) {
-    std::cout.flush();
-    fmt::print(stderr, "\ng2c-generate: {}\n", error.what_without_backtrace());
-    return 2;
-  }
+  return g2c::run_cli(app, argc, argv, [&] { return run(options); });
 }
