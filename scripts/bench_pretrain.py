@@ -3,11 +3,20 @@
 (ShakespeareLM-1M trained by g2c::pretraining::Trainer) against the same model and the same loop
 in idiomatic PyTorch, on this machine, one after the other, with the same threads and steps.
 
-    .venv/bin/python scripts/bench_pretrain.py                    # preset cpu, 200 steps, 2 threads
-    .venv/bin/python scripts/bench_pretrain.py --steps 20 --threads 1
+    .venv/bin/python scripts/bench_pretrain.py                    # both paths, cpu preset, 200 steps
+    .venv/bin/python scripts/bench_pretrain.py --path lesson --steps 20 --threads 1
     .venv/bin/python scripts/bench_pretrain.py --python-only --steps 5 --threads 1  # no C++ build
     options: --build build/reference  --steps N  --threads 2  --preset cpu  --vocab 0  --seed 0
-             --repeats 1  --python-attention sdpa|explicit  --python-flush-denormal  --json PATH
+             --repeats 1  --path lesson|fused|both  --python-flush-denormal  --json PATH
+
+Two comparisons, like with like (--path both runs the two):
+  lesson  10_pretrain as a student runs it (the course's own LayerNorm, attention, cross-entropy
+          and AdamW, computed as the lessons write them) against PyTorch computing the same
+          formulas written out: the masked softmax attention, LayerNorm as mean / variance /
+          normalize, cross-entropy as max-shift and log-sum-exp; torch.optim.AdamW.
+  fused   10_pretrain --fused (g2c/transformer/fused.h and g2c/nn/fused_adamw.h) against
+          idiomatic PyTorch: F.scaled_dot_product_attention, nn.LayerNorm, F.cross_entropy and
+          torch.optim.AdamW(fused=True).
 
 Needs build/reference/bin/10_pretrain (cmake --build build/reference --target 10_pretrain; with
 --vocab other than 0 also the g2c-tokenizer target).
@@ -21,8 +30,8 @@ tied with the output head plus a separate head bias, learned positions, pre-norm
 eps 1e-5; attention with separate q/k/v/out projections, all with bias, heads split as
 (B, T, H, D/H); feed-forward D -> 4D -> D with exact GELU), a final LayerNorm; 843,784 parameters
 at V 264 (checked against the closed form and against the C++ run's config.parameters). PyTorch
-builds it from nn.Embedding, nn.Linear, nn.LayerNorm, nn.GELU and F.scaled_dot_product_attention
-(or, with --python-attention explicit, a masked softmax written out), and draws the initial
+builds it from nn.Embedding, nn.Linear and nn.GELU with the attention, LayerNorm and loss of the
+path being compared, and draws the initial
 weights in the course's order and bounds from the same seed (uniform +-1/sqrt(fan_in), biases 0,
 LayerNorm 1 and 0), so both sides start from the same weights. The loop is the Trainer's: every
 step a batch of random windows from a generator seeded with --seed (the same generator draws the
@@ -32,8 +41,8 @@ backward, global-norm clipping at 1.0, AdamW (betas 0.9/0.999, eps 1e-8, weight 
 6e-4 to min lr 3e-5); the batch loss logged every log_every steps and at the last; the mean loss of
 eval_iters validation batches (no autograd) at every eval_every-th step and at the last; a rolling
 checkpoint (parameters, optimizer state, generator state, history; written to a temporary file,
-renamed, the previous kept as .bak) every checkpoint_every steps and at the last. PyTorch uses
-torch.optim.AdamW, torch.nn.utils.clip_grad_norm_ and F.cross_entropy; C++ the course's own.
+renamed, the previous kept as .bak) every checkpoint_every steps and at the last. PyTorch clips
+with torch.nn.utils.clip_grad_norm_, C++ with the course's own.
 
 What is timed. 10_pretrain's pretrain.json "seconds" is the wall time of trainer.train(...) alone:
 it starts after tokenizing, building the model and the optimizer, and ends before the model
@@ -150,9 +159,9 @@ def parameter_count(V, D, L, max_seq_len, hidden):
 
 
 class Attention(nn.Module):
-    def __init__(self, D, heads, max_seq_len, kind):
+    def __init__(self, D, heads, max_seq_len, fused):
         super().__init__()
-        self.heads, self.kind = heads, kind
+        self.heads, self.fused = heads, fused
         self.q_proj, self.k_proj, self.v_proj, self.out_proj = (nn.Linear(D, D) for _ in range(4))
         self.register_buffer("mask", torch.ones(max_seq_len, max_seq_len, dtype=torch.bool).triu(1),
                              persistent=False)
@@ -161,7 +170,7 @@ class Attention(nn.Module):
         B, T, D = x.shape
         q, k, v = (proj(x).view(B, T, self.heads, D // self.heads).transpose(1, 2)
                    for proj in (self.q_proj, self.k_proj, self.v_proj))  # (B, H, T, d) each
-        if self.kind == "sdpa":
+        if self.fused:
             mixed = F.scaled_dot_product_attention(q, k, v, is_causal=True)
         else:
             scores = q @ k.transpose(-2, -1) / math.sqrt(D // self.heads)  # (B, H, T, T)
@@ -169,12 +178,43 @@ class Attention(nn.Module):
         return self.out_proj(mixed.transpose(1, 2).reshape(B, T, D))
 
 
-class Block(nn.Module):
-    def __init__(self, D, heads, hidden, max_seq_len, attention):
+class LessonLayerNorm(nn.Module):
+    """Module 09's formula written out: (x - mean) / sqrt(var + eps) * gamma + beta."""
+
+    def __init__(self, D, eps=1e-5):
         super().__init__()
-        self.ln1 = nn.LayerNorm(D)
-        self.attn = Attention(D, heads, max_seq_len, attention)
-        self.ln2 = nn.LayerNorm(D)
+        self.eps = eps
+        self.weight, self.bias = nn.Parameter(torch.ones(D)), nn.Parameter(torch.zeros(D))
+
+    def reset_parameters(self):
+        self.weight.fill_(1.0)
+        self.bias.zero_()
+
+    def forward(self, x):
+        mean = x.mean(dim=-1, keepdim=True)
+        var = x.var(dim=-1, unbiased=False, keepdim=True)
+        return (x - mean) / torch.sqrt(var + self.eps) * self.weight + self.bias
+
+
+def layer_norm(D, fused):
+    return nn.LayerNorm(D) if fused else LessonLayerNorm(D)
+
+
+def cross_entropy(logits, targets, fused):
+    """Mean loss over (N, V) rows: F.cross_entropy, or module 03's max-shift and log-sum-exp."""
+    if fused:
+        return F.cross_entropy(logits, targets)
+    row_max = logits.max(dim=1, keepdim=True).values
+    log_sum_exp = row_max.squeeze(1) + torch.log(torch.exp(logits - row_max).sum(dim=1))
+    return (log_sum_exp - logits.gather(1, targets.unsqueeze(1)).squeeze(1)).mean()
+
+
+class Block(nn.Module):
+    def __init__(self, D, heads, hidden, max_seq_len, fused):
+        super().__init__()
+        self.ln1 = layer_norm(D, fused)
+        self.attn = Attention(D, heads, max_seq_len, fused)
+        self.ln2 = layer_norm(D, fused)
         self.ffn = nn.Sequential(nn.Linear(D, hidden), nn.GELU(), nn.Linear(hidden, D))
 
     def forward(self, x):
@@ -183,12 +223,12 @@ class Block(nn.Module):
 
 
 class TransformerLM(nn.Module):
-    def __init__(self, V, D, L, heads, max_seq_len, hidden, attention="sdpa"):
+    def __init__(self, V, D, L, heads, max_seq_len, hidden, fused):
         super().__init__()
         self.token_embed = nn.Embedding(V, D)
         self.pos_embed = nn.Embedding(max_seq_len, D)
-        self.blocks = nn.ModuleList(Block(D, heads, hidden, max_seq_len, attention) for _ in range(L))
-        self.ln_final = nn.LayerNorm(D)
+        self.blocks = nn.ModuleList(Block(D, heads, hidden, max_seq_len, fused) for _ in range(L))
+        self.ln_final = layer_norm(D, fused)
         self.head_bias = nn.Parameter(torch.zeros(V))
 
     def forward(self, ids):  # (B, T) -> (B, T, V)
@@ -235,18 +275,18 @@ def save_checkpoint(path, model, optimizer, generator, step, history):
     os.replace(temporary, path)
 
 
-def python_run(setup, args):
+def python_run(setup, args, fused):
     """One training run in PyTorch; returns the numbers 10_pretrain's pretrain.json holds."""
     torch.set_num_threads(args.threads)
     torch.set_flush_denormal(args.python_flush_denormal)
     train_ids, val_ids = setup["train"], setup["val"]
     m, t, o = setup["model"], setup["training"], OPTIMIZER
     model = TransformerLM(m["vocab_size"], m["embedding_dim"], m["num_layers"], m["num_heads"],
-                          m["max_seq_len"], m["hidden"], args.python_attention)
+                          m["max_seq_len"], m["hidden"], fused)
     model.course_init(args.seed)
     parameters = sum(p.numel() for p in model.parameters())
     optimizer = torch.optim.AdamW(model.parameters(), lr=o["max_lr"], betas=(0.9, 0.999), eps=1e-8,
-                                  weight_decay=o["weight_decay"])
+                                  weight_decay=o["weight_decay"], fused=fused or None)
     generator = torch.Generator().manual_seed(args.seed)
     B, T, steps = t["batch_size"], t["context_length"], t["max_steps"]
     history = {key: [] for key in ("step", "train_loss", "lr", "grad_norm", "val_step", "val_loss")}
@@ -257,7 +297,8 @@ def python_run(setup, args):
             for _ in range(t["eval_iters"]):
                 x, y = get_lm_batch(val_ids, B, T, generator)
                 logits = model(x)
-                total += F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1)).item()
+                total += cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1),
+                                       fused).item()
             return total / t["eval_iters"]
 
     with tempfile.TemporaryDirectory() as folder:
@@ -270,7 +311,7 @@ def python_run(setup, args):
                 group["lr"] = lr
             optimizer.zero_grad()
             logits = model(x)
-            loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+            loss = cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1), fused)
             loss.backward()
             grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), o["grad_clip"])
             optimizer.step()
@@ -294,14 +335,15 @@ def python_run(setup, args):
 # --- the C++ side -----------------------------------------------------------------------------
 
 
-def cpp_run(program, args):
-    """Runs 10_pretrain into temporary folders; returns its pretrain.json."""
+def cpp_run(program, args, fused):
+    """Runs 10_pretrain (with --fused for the fast path) into temporary folders; returns its
+    pretrain.json."""
     with tempfile.TemporaryDirectory() as folder:
         out = os.path.join(folder, "out")
         command = [program, "--preset", args.preset, "--steps", str(args.steps), "--threads",
                    str(args.threads), "--seed", str(args.seed), "--vocab", str(args.vocab),
                    "--device", "cpu", "--out", out, "--artifact-dir", os.path.join(folder, "model"),
-                   "--quiet", "--no-plot"]
+                   "--quiet", "--no-plot"] + (["--fused"] if fused else [])
         env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
         done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
         if done.returncode != 0:
@@ -311,9 +353,10 @@ def cpp_run(program, args):
             return json.load(handle)
 
 
-def check_same_setup(result, setup, parameters):
+def check_same_setup(result, setup, parameters, fused):
     """The C++ run's recorded configuration must be the one the PyTorch side trains."""
     config, problems = result["config"], []
+    setup = dict(setup, training=dict(setup["training"], fused_kernels=fused))
     model = {key: value for key, value in setup["model"].items() if key != "hidden"}
     expectations = [("config.model", config["model"], model),
                     ("config.training", config["training"], setup["training"]),
@@ -350,9 +393,10 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--repeats", type=int, default=1, help="alternate C++ and PyTorch this many "
                         "times; the table shows medians")
-    parser.add_argument("--python-attention", choices=("sdpa", "explicit"), default="sdpa",
-                        help="PyTorch attention: F.scaled_dot_product_attention (default) or a masked "
-                        "softmax written out, as the C++ model computes it")
+    parser.add_argument("--path", choices=("lesson", "fused", "both"), default="both",
+                        help="lesson: the course's formulas on both sides; fused: 10_pretrain --fused "
+                        "against idiomatic PyTorch (SDPA, nn.LayerNorm, F.cross_entropy, fused "
+                        "AdamW); both (default): the two comparisons one after the other")
     parser.add_argument("--python-flush-denormal", action="store_true",
                         help="let PyTorch flush denormals to zero too, as the C++ exercises do "
                         "(idiomatic PyTorch does not)")
@@ -386,26 +430,47 @@ def main():
         sys.exit(f"closed-form parameter count {closed_form:,} at V {V}, the README says "
                  f"{KNOWN_PARAMETERS[V]:,}")
 
+    paths = ("lesson", "fused") if args.path == "both" else (args.path,)
+    records = {path: compare(path, program, setup, closed_form, args) for path in paths}
+    if args.json:
+        record = {"preset": args.preset, "steps": args.steps, "threads": args.threads, "seed": args.seed,
+                  "vocab_size": V, "parameters": closed_form, "training": setup["training"],
+                  "python_flush_denormal": args.python_flush_denormal, "repeats": args.repeats,
+                  "torch_version": torch.__version__, "paths": records}
+        with open(args.json, "w", encoding="utf-8") as handle:
+            json.dump(record, handle, indent=2)
+        print(f"wrote {args.json}")
+
+
+def compare(path, program, setup, closed_form, args):
+    """Runs one path's pair (C++ then PyTorch, --repeats times), prints its table, returns it."""
+    fused = path == "fused"
     cpp_runs, py_runs = [], []
     for _ in range(args.repeats):
         if not args.python_only:
-            cpp_runs.append(cpp_run(program, args))
-        py_runs.append(python_run(setup, args))
+            cpp_runs.append(cpp_run(program, args, fused))
+        py_runs.append(python_run(setup, args, fused))
         parameters = py_runs[-1]["parameters"]
         if parameters != closed_form:
             sys.exit(f"the PyTorch model has {parameters:,} parameters, the closed form {closed_form:,}")
         if cpp_runs:
-            check_same_setup(cpp_runs[-1], setup, parameters)
+            check_same_setup(cpp_runs[-1], setup, parameters, fused)
 
     median = statistics.median
+    preset = PRESETS[args.preset]
     B, T = preset["batch_size"], preset["context_length"]
-    print(f"10_pretrain, preset {args.preset} (B {B} x T {T} = {B * T} tokens a step, warmup "
+    V = setup["model"]["vocab_size"]
+    print()
+    print(f"path {path}: " + ("C++ 10_pretrain (the course's own code) against PyTorch computing the "
+                              "same formulas written out" if not fused else
+                              "C++ 10_pretrain --fused against idiomatic PyTorch (SDPA, nn.LayerNorm, "
+                              "F.cross_entropy, fused AdamW)"))
+    print(f"preset {args.preset} (B {B} x T {T} = {B * T} tokens a step, warmup "
           f"{preset['warmup_steps']}, evaluation every {preset['eval_every']} steps x "
           f"{preset['eval_iters']} batches, checkpoint every {preset['checkpoint_every']}), V {V}, "
           f"{closed_form:,} parameters on both sides, {args.steps} steps, {args.threads} threads, "
           f"torch {torch.__version__}"
           + (f" (C++ built with {cpp_runs[-1]['torch_version']})" if cpp_runs else "")
-          + f", PyTorch attention {args.python_attention}"
           + (", PyTorch flushing denormals" if args.python_flush_denormal else "")
           + (f", median of {args.repeats}" if args.repeats > 1 else ""))
     print("seconds: the training loop with its evaluations and checkpoints; tokens/s: training "
@@ -429,7 +494,7 @@ def main():
     if cpp_runs:
         cpp, py = summary["C++"], summary["PyTorch"]
         ratio = cpp["tokens_per_s"] / py["tokens_per_s"]
-        print(f"C++ / PyTorch tokens/s: {ratio:.2f}x (> 1: C++ is faster)")
+        print(f"path {path}: C++ / PyTorch tokens/s: {ratio:.2f}x (> 1: C++ is faster)")
         print(f"step 0 (same weights, same batch): train loss C++ {cpp['step0_train_loss']:.6f}, PyTorch "
               f"{py['step0_train_loss']:.6f}; validation C++ {cpp['step0_val_loss']:.6f}, PyTorch "
               f"{py['step0_val_loss']:.6f}. Later losses are close, not necessarily equal: the kernels "
@@ -438,17 +503,7 @@ def main():
         py = summary["PyTorch"]
         print(f"step 0: train loss {py['step0_train_loss']:.6f}, validation {py['step0_val_loss']:.6f} "
               f"(ln V = {math.log(V):.4f}); --python-only: no C++ run")
-    if args.json:
-        record = {"preset": args.preset, "steps": args.steps, "threads": args.threads, "seed": args.seed,
-                  "vocab_size": V, "parameters": closed_form, "training": setup["training"],
-                  "python_attention": args.python_attention,
-                  "python_flush_denormal": args.python_flush_denormal, "repeats": args.repeats,
-                  "torch_version": torch.__version__,
-                  "cpp_torch_version": cpp_runs[-1]["torch_version"] if cpp_runs else None,
-                  "sides": summary, "cpp_over_pytorch_tokens_per_s": ratio}
-        with open(args.json, "w", encoding="utf-8") as handle:
-            json.dump(record, handle, indent=2)
-        print(f"wrote {args.json}")
+    return {"sides": summary, "cpp_over_pytorch_tokens_per_s": ratio}
 
 
 if __name__ == "__main__":

@@ -134,3 +134,42 @@ if problems:
 print("ok g2c-generate and 10_sample on the saved artifact")
 print("checks: 1 passed, 0 failed, 0 skipped")
 PY
+
+# The fast path (10_pretrain --fused): the same model, batches and initial weights through the fused
+# kernels must give the lesson path's step-0 losses; and the operator counts of both paths.
+for path in lesson fused; do
+  flags=(--quiet --no-plot --threads 1 --preset smoke --steps 2 --out "$out/$path"
+    --artifact-dir "$out/$path-artifact")
+  [[ "$path" == fused ]] && flags+=(--fused)
+  "$bin/10_pretrain" "${flags[@]}" >/dev/null
+done
+"$bin/10_op_count" "${common[@]}" --steps 1 >/dev/null
+"$python" - "$out" <<'PY'
+import json, os, sys
+
+out = sys.argv[1]
+problems = []
+check = lambda ok, what: ok or problems.append(what)
+lesson = json.load(open(os.path.join(out, "lesson", "pretrain.json")))
+fused = json.load(open(os.path.join(out, "fused", "pretrain.json")))
+check(not lesson["config"]["training"]["fused_kernels"] and fused["config"]["training"]["fused_kernels"],
+      "pretrain.json records fused_kernels")
+for series in ["train_loss", "val_loss"]:
+    a, b = lesson["history"][series][0], fused["history"][series][0]
+    check(abs(a - b) < 1e-4, f"step 0 {series}: lesson {a}, fused {b} (the same model must agree)")
+counts = json.load(open(os.path.join(out, "op_count.json")))
+for path in ["lesson", "fused"]:
+    step = counts[path]["train_step"]["ops_per_step"]
+    generation = counts[path]["generation"]
+    check(step > 0, f"{path}: operators per training step counted")
+    check(generation["cached_ops_per_token"] < generation["uncached_ops_per_token"],
+          f"{path}: a cached token dispatches fewer operators than a full forward: {generation}")
+check(counts["fused"]["train_step"]["ops_per_step"] < counts["lesson"]["train_step"]["ops_per_step"],
+      "the fused path dispatches fewer operators per step than the lesson's")
+if problems:
+    print("\n".join(problems))
+    print("checks: 0 passed, 1 failed, 0 skipped")
+    sys.exit(1)
+print("ok 10_pretrain --fused agrees with the lesson path; 10_op_count")
+print("checks: 1 passed, 0 failed, 0 skipped")
+PY
