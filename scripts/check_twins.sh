@@ -26,5 +26,14 @@ while IFS= read -r path; do
     problems=$((problems + 1))
   fi
 done < <(find g2c/solutions -name '*.cpp' | sort)
+# One naming rule for what is implemented for you: <concept>_provided.cpp is the provided half of
+# <concept>.h, beside it; a file with no student half is named for its concept alone.
+while IFS= read -r path; do
+  header="${path%_provided.cpp}.h"
+  if [[ ! -f "$header" ]]; then
+    echo "naming: $path has no $header (X_provided.cpp implements X.h)"
+    problems=$((problems + 1))
+  fi
+done < <(find g2c -path g2c/solutions -prune -o -name '*_provided.cpp' -print | sort)
 echo "checks: $(( ${#listed[@]} - problems < 0 ? 0 : ${#listed[@]} - problems )) passed, ${problems} failed, 0 skipped"
 ((problems == 0))
