@@ -161,10 +161,16 @@ endfunction()
 # Source path (absolute) to compile for one course file, after the switch.
 function(g2c_course_source file out)
   if(file IN_LIST G2C_SOLUTION_FILES)
-    set(${out} "${PROJECT_SOURCE_DIR}/g2c/solutions/${file}.cpp" PARENT_SCOPE)
+    set(source "${PROJECT_SOURCE_DIR}/g2c/solutions/${file}.cpp")
   else()
-    set(${out} "${PROJECT_SOURCE_DIR}/g2c/${file}.cpp" PARENT_SCOPE)
+    set(source "${PROJECT_SOURCE_DIR}/g2c/${file}.cpp")
   endif()
+  if(NOT EXISTS "${source}")
+    file(RELATIVE_PATH shown "${PROJECT_SOURCE_DIR}" "${source}")
+    message(FATAL_ERROR "${shown} is missing: this build (G2C_SOLUTIONS='${G2C_SOLUTIONS}') "
+      "compiles it. Restore it (git checkout -- ${shown}), or switch that file to the other side.")
+  endif()
+  set(${out} "${source}" PARENT_SCOPE)
 endfunction()
 
 # TRUE when every student file of `module` (and of its lettered parts, 03 -> 03b) is switched to
