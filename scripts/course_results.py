@@ -5,7 +5,11 @@
     course_results.py scaffold BUILD JUNIT               check the student build's invariant
                                                          (course tests and checks)
     course_results.py all-pass BUILD JUNIT               every test passed or was skipped
-    course_results.py grade BUILD JUNIT OUTDIR           per-module table, results.json
+    course_results.py grade BUILD JUNIT OUTDIR [--count-scaffold]
+                                                         per-module table, results.json: one point
+                                                         per test a student's code turns green;
+                                                         --count-scaffold also scores the tests
+                                                         that pass on the day-one scaffold
 
 Labels come from `ctest --show-only=json-v1`; outcomes and output from the JUnit file that
 `ctest --output-junit` writes. Standard library only, so any Python 3 runs it.
@@ -143,7 +147,11 @@ def command_all_pass(build, junit):
     return 1 if counts["failed"] or counts["missing"] or not tests else 0
 
 
-def command_grade(build, junit, out_dir):
+def command_grade(build, junit, out_dir, count_scaffold=False):
+    """One point per course test the student's code turns green. Tests labelled "clean" pass on the
+    untouched scaffold (they check what is provided, or that a stub has the right shape), so they
+    earn nothing unless count_scaffold: they are shown in their own column and listed in
+    results.json with max_score 0."""
     tests = [t for t in load(build, junit).values() if "course" in t.labels]
     if not tests:
         print("grade: no course tests found; build the project first", file=sys.stderr)
@@ -151,24 +159,39 @@ def command_grade(build, junit, out_dir):
     modules = OrderedDict()
     results = []
     for test in sorted(tests, key=lambda t: t.name):
-        row = modules.setdefault(test.module, {"passed": 0, "total": 0})
+        row = modules.setdefault(test.module, {"passed": 0, "total": 0, "given": 0, "given_total": 0})
+        passed = test.status == "passed"
         if test.status == "skipped":
             results.append({"name": test.name, "score": 0, "max_score": 0, "status": "passed",
                             "output": "skipped on this machine: " + test.output.strip()[-500:]})
             continue
+        if "clean" in test.labels and not count_scaffold:
+            row["given_total"] += 1
+            row["given"] += int(passed)
+            results.append({"name": test.name, "score": 0, "max_score": 0,
+                            "status": "passed" if passed else "failed",
+                            "output": "passes on the day-one scaffold: not scored"
+                            + ("" if passed else "; it fails now: " + test.output.strip()[-1500:])})
+            continue
         row["total"] += 1
-        passed = test.status == "passed"
         row["passed"] += int(passed)
         results.append({"name": test.name, "score": 1 if passed else 0, "max_score": 1,
                         "status": "passed" if passed else "failed",
                         "output": "" if passed else test.output.strip()[-2000:]})
-    print(f"{'module':<8}{'passed/total':>14}{'points':>10}")
-    total_passed = total = 0
+    scored = "every course test" if count_scaffold else "tests your code turns green"
+    print(f"{'module':<8}{'passed/total':>14}{'points':>10}{'scaffold (not scored)':>24}")
+    total_passed = total = given = given_total = 0
     for module, row in modules.items():
         total_passed += row["passed"]
         total += row["total"]
-        print(f"{module:<8}{row['passed']:>7}/{row['total']:<6}{row['passed']:>10}")
-    print(f"{'total':<8}{total_passed:>7}/{total:<6}{total_passed:>10}")
+        given += row["given"]
+        given_total += row["given_total"]
+        scaffold = f"{row['given']}/{row['given_total']}" if row["given_total"] else "-"
+        print(f"{module:<8}{row['passed']:>7}/{row['total']:<6}{row['passed']:>10}{scaffold:>24}")
+    percent = 100.0 * total_passed / total if total else 0.0
+    scaffold = f"{given}/{given_total}" if given_total else "-"
+    print(f"{'total':<8}{total_passed:>7}/{total:<6}{total_passed:>10}{scaffold:>24}")
+    print(f"score {total_passed}/{total} ({percent:.0f} %): one point per {scored}")
     os.makedirs(out_dir, exist_ok=True)
     document = {"score": total_passed, "max_score": total, "tests": results,
                 "leaderboard": [], "visibility": "visible"}
@@ -194,8 +217,8 @@ def main(argv):
         return command_scaffold(build, junit)
     if command == "all-pass":
         return command_all_pass(build, junit)
-    if command == "grade" and len(argv) == 4:
-        return command_grade(build, junit, argv[3])
+    if command == "grade" and len(argv) in (4, 5) and argv[4:] in ([], ["--count-scaffold"]):
+        return command_grade(build, junit, argv[3], count_scaffold=len(argv) == 5)
     print(__doc__, file=sys.stderr)
     return 2
 

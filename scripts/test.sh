@@ -63,6 +63,14 @@ step scaffold-invariant python3 scripts/course_results.py scaffold build/student
 grep '^  scaffold ' "$logs/scaffold-invariant.log"
 count "$logs/scaffold-invariant.log"
 
+# Grading the untouched scaffold: nothing a student has not done may earn a point.
+grade_scaffold() {
+  python3 scripts/course_results.py grade build/student "$logs/student.xml" "$logs/grade-scaffold" &&
+    grep -qE '^score 0/[0-9]+ ' "$logs/grade-scaffold.log"
+}
+step grade-scaffold grade_scaffold
+grep '^score ' "$logs/grade-scaffold.log"
+
 echo "test: course test names and statuses (tests/course_tests.txt, the Python edition's names)"
 step course-test-names python3 scripts/check_course_tests.py build/reference build/student
 grep -E '^  (python names|COURSE-TESTS)' "$logs/course-test-names.log"
