@@ -358,7 +358,7 @@ TEST_CASE("embeddings_match_cpu_on_accelerator", "[accelerator]") {
       {"normalized", {g2c::embeddings::normalized(x.to(*device)), unit_cpu}}};
   for (const auto& [name, pair] : outputs) {
     INFO(name);
-    CHECK(pair.first.device() == *device);
+    CHECK(pair.first.device().type() == device->type());
     CHECK(close(pair.first.cpu(), pair.second, 1e-5));
   }
 }

@@ -358,8 +358,8 @@ TEST_CASE("multi_head_attention_matches_cpu_on_accelerator", "[accelerator]") {
   const auto x_there = x.to(*device);
   const auto weights_there = attention->attention_weights(x_there);
   const auto output_there = attention(x_there);
-  CHECK(weights_there.device() == *device);
-  CHECK(output_there.device() == *device);
+  CHECK(weights_there.device().type() == device->type());
+  CHECK(output_there.device().type() == device->type());
   CHECK(close(weights_there.cpu(), weights_cpu, 1e-4));
   CHECK(close(output_there.cpu(), output_cpu, 1e-4));
 }
