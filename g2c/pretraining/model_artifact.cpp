@@ -1,12 +1,9 @@
 #include "g2c/pretraining/model_artifact.h"
 
-#include <array>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <memory>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -14,10 +11,7 @@
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/shapes.h"
-
-#ifndef G2C_SOURCE_DIR
-#define G2C_SOURCE_DIR "."
-#endif
+#include "g2c/pretraining/build_info.h"
 
 namespace g2c::pretraining {
 
@@ -34,19 +28,6 @@ std::string utc_now() {
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   return stamp;
-}
-
-/// The source tree's commit, or "unknown" outside a git checkout.
-std::string git_commit() {
-  const std::string command =
-      fmt::format("git -C \"{}\" rev-parse HEAD 2>/dev/null", G2C_SOURCE_DIR);
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) return "unknown";
-  std::array<char, 64> buffer{};
-  std::string out;
-  while (std::fgets(buffer.data(), buffer.size(), pipe.get())) out += buffer.data();
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out.size() == 40 ? out : "unknown";
 }
 
 nlohmann::json last_or_null(const std::vector<double>& values) {
@@ -76,7 +57,7 @@ fs::path models_root() {
   if (const char* root = std::getenv("G2C_ARTIFACTS_DIR"); root && *root) {
     return fs::path(root) / "models";
   }
-  return fs::path(G2C_SOURCE_DIR) / "artifacts" / "models";
+  return fs::path(source_dir()) / "artifacts" / "models";
 }
 
 fs::path model_artifact_dir(std::string_view name) {
@@ -135,7 +116,7 @@ fs::path save_model_artifact(const ModelArtifactInfo& info,
       {"model_config", model_config},
       {"training_config", info.training_config},
       {"seed", info.seed ? nlohmann::json(*info.seed) : nlohmann::json(nullptr)},
-      {"git_commit", git_commit()},
+      {"git_commit", source_commit()},
       {"created_at", utc_now()},
       {"steps_completed", h.step.empty() ? 0 : h.step.back() + 1},
       {"final_train_loss", last_or_null(h.train_loss)},
