@@ -193,10 +193,11 @@ int main(int argc, char** argv) {
             checkpoint.string()));
       }
       const auto saved = trainer.load_checkpoint(checkpoint);  // ValueError when there is none
+      if (!saved.note.empty()) fmt::print(stderr, "{}\n", saved.note);
       if (saved.extra.value("model_config", nlohmann::json()) != model_config) {
         throw g2c::ValueError(fmt::format(
             "{} was written for model {}, this run builds {}; resume with the same --vocab",
-            checkpoint.string(), saved.extra.value("model_config", nlohmann::json()).dump(),
+            saved.path.string(), saved.extra.value("model_config", nlohmann::json()).dump(),
             model_config.dump()));
       }
       history = saved.history;
@@ -206,7 +207,7 @@ int main(int argc, char** argv) {
                         "--steps to train further",
                         trainer.step, preset.steps));
       }
-      fmt::print("resuming from {} at step {}\n", checkpoint.string(), trainer.step);
+      fmt::print("resuming from {} at step {}\n", saved.path.string(), trainer.step);
     }
     const std::int64_t start_step = trainer.step;
     const std::int64_t tokens_per_step = preset.batch_size * preset.context_length;
