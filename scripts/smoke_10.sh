@@ -73,12 +73,17 @@ for name in ["model.pt", "config.json", "manifest.json"]:
 manifest = json.load(open(os.path.join(artifact, "manifest.json")))
 check(manifest["name"] == "ShakespeareLM-1M" and manifest["module"] == "module-10", "manifest name")
 check(manifest["steps_completed"] == 8, f"manifest steps_completed {manifest['steps_completed']}")
+# model_config: the Python TransformerLM's keywords (vocab_size beside it), hidden_dim the real width.
+keywords = {key: value for key, value in config["model"].items() if key != "vocab_size"}
+check(sorted(keywords) == ["embedding_dim", "hidden_dim", "max_seq_len", "num_heads", "num_layers"]
+      and keywords["hidden_dim"] == 4 * keywords["embedding_dim"], f"model keywords: {keywords}")
 check(manifest["vocab_size"] == config["model"]["vocab_size"], "manifest vocab_size")
-check(manifest["model_config"] == config["model"], "manifest model_config")
+check(manifest["model_config"] == keywords, "manifest model_config")
+check(manifest["base_artifact"] is None, "manifest base_artifact: null for a base model")
 check(manifest["final_val_loss"] == final["val_loss"], "manifest final_val_loss")
 check(manifest["parameter_count"] == config["parameters"], "manifest parameter_count")
 saved_config = json.load(open(os.path.join(artifact, "config.json")))
-check(saved_config["model_config"] == config["model"], "config.json model_config")
+check(saved_config["model_config"] == keywords, "config.json model_config")
 if problems:
     print("\n".join(problems))
     print("checks: 0 passed, 1 failed, 0 skipped")

@@ -179,6 +179,7 @@ int main(int argc, char** argv) {
     const nlohmann::json model_config = g2c::pretraining::model_config_json(model_options);
     const nlohmann::json training_config = training_json(trainer_options, preset);
     const nlohmann::json extra = {{"model_config", model_config},
+                                  {"vocab_size", vocab},
                                   {"tokenizer", g2c::exercises::tokenizer_json(tokenizer)},
                                   {"preset", config.preset},
                                   {"seed", options.seed}};
@@ -194,11 +195,14 @@ int main(int argc, char** argv) {
       }
       const auto saved = trainer.load_checkpoint(checkpoint);  // ValueError when there is none
       if (!saved.note.empty()) fmt::print(stderr, "{}\n", saved.note);
-      if (saved.extra.value("model_config", nlohmann::json()) != model_config) {
+      const nlohmann::json saved_model = {
+          {"model_config", saved.extra.value("model_config", nlohmann::json())},
+          {"vocab_size", saved.extra.value("vocab_size", nlohmann::json())}};
+      const nlohmann::json this_model = {{"model_config", model_config}, {"vocab_size", vocab}};
+      if (saved_model != this_model) {
         throw g2c::ValueError(fmt::format(
             "{} was written for model {}, this run builds {}; resume with the same --vocab",
-            saved.path.string(), saved.extra.value("model_config", nlohmann::json()).dump(),
-            model_config.dump()));
+            saved.path.string(), saved_model.dump(), this_model.dump()));
       }
       history = saved.history;
       if (trainer.step >= preset.steps) {
@@ -284,7 +288,9 @@ int main(int argc, char** argv) {
 
     auto result = g2c::exercises::run_metadata("10_pretrain", options, device);
     result["preset"] = config.preset;
-    result["config"] = {{"model", model_config},
+    nlohmann::json model_json = model_config;  // pretrain.json's model: the keywords and V
+    model_json["vocab_size"] = vocab;
+    result["config"] = {{"model", model_json},
                         {"parameters", parameters},
                         {"training", training_config},
                         {"tokenizer", g2c::exercises::tokenizer_json(tokenizer)},

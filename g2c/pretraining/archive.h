@@ -1,8 +1,8 @@
-// Module 10 — archives: the file format of checkpoints.
+// Module 10 — archives: the one file format of checkpoints and model files.
 //
 // An archive is what PyTorch's `torch.save` writes and `torch.load` reads: a zip holding one
-// pickled dict whose tensors are stored beside it. Python reads these files with `torch.load`,
-// and read_archive reads the ones it writes.
+// pickled dict whose tensors are stored beside it. The Python edition reads these files with
+// `torch.load`, and read_archive reads the ones it writes.
 //   write_archive(path, dict)            dict: str -> int, float, str, bool, None, tensor, list,
 //                                        dict (nested the same way)
 //   read_archive(path, "checkpoint")     -> ArchiveView: typed getters, ValueError naming the key

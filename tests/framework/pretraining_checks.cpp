@@ -3,9 +3,8 @@
 // previous file as .bak (never a damaged one), and a missing or corrupt checkpoint falls back to
 // it, saying so (a corrupt one without a .bak is a clear ValueError); restore refuses another model
 // shape or optimizer, and a refused checkpoint (AdamW moments that do not fit) leaves the trainer
-// exactly as it was; one train_step equals the same step written with LibTorch's own operators;
-// model artifacts load back by name, alias or folder with the same weights, and refuse a config
-// that does not fit them.
+// exactly as it was; one train_step equals the same step written with LibTorch's own operators.
+// Model artifacts and the archive format: artifact_checks.cpp.
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -20,7 +19,6 @@
 #include "g2c/core/errors.h"
 #include "g2c/pretraining/archive.h"
 #include "g2c/pretraining/data.h"
-#include "g2c/pretraining/model_artifact.h"
 #include "g2c/pretraining/trainer.h"
 #include "g2c/transformer/transformer_lm.h"
 #include "one_thread.h"
@@ -301,78 +299,4 @@ TEST_CASE("refused_checkpoint_leaves_the_trainer_as_it_was", "[checkpoint]") {
   CHECK(restarted.optimizer->lr == 0.5);
   CHECK(dynamic_cast<const g2c::nn::AdamW&>(*restarted.optimizer).step_count == 0);
   std::filesystem::remove_all(path.parent_path());
-}
-
-TEST_CASE("model_artifact_round_trip_by_name_and_by_folder", "[artifact]") {
-  const auto root = temporary_folder("artifacts");
-  ::setenv("G2C_ARTIFACTS_DIR", root.c_str(), /*overwrite=*/1);
-  auto model = model_with_seed(3);
-  TrainingHistory history;
-  history.step = {0, 9};
-  history.train_loss = {2.5, 2.0};
-  history.lr = {1e-3, 5e-4};
-  history.grad_norm = {0.0, 0.0};
-  history.val_step = {9};
-  history.val_loss = {2.1};
-  g2c::pretraining::ModelArtifactInfo info;
-  info.name = "ShakespeareLM-1M";
-  info.source = "tinyshakespeare.txt";
-  info.tokenizer_artifact = "ShakespeareTokenizer";
-  info.training_config = {{"max_steps", 10}};
-  info.seed = 0;
-  info.history = history;
-  const auto folder = g2c::pretraining::save_model_artifact(info, model);
-  CHECK(folder == root / "models" / "ShakespeareLM-1M");
-
-  // By alias, by name and by folder: the same weights, the manifest's fields.
-  for (const std::string& key :
-       std::vector<std::string>{"ShakespeareLM", "ShakespeareLM-1M", folder.string()}) {
-    INFO("loaded as " << key);
-    const auto artifact = g2c::pretraining::load_model_artifact(key);
-    const auto a = model->parameters();
-    const auto b = artifact.model->parameters();
-    REQUIRE(a.size() == b.size());
-    double difference = 0.0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-      difference = std::max(difference, max_abs_diff(a[i], b[i]));
-    CHECK(difference == 0.0);
-    CHECK(artifact.manifest["tokenizer_artifact"] == "ShakespeareTokenizer");
-    CHECK(artifact.manifest["steps_completed"] == 10);
-    CHECK(artifact.manifest["final_train_loss"] == 2.0);
-    CHECK(artifact.manifest["final_val_loss"] == 2.1);
-    CHECK(artifact.manifest["vocab_size"] == 12);
-    CHECK(artifact.manifest["module"] == "module-10");
-    CHECK(artifact.manifest.contains("git_commit"));
-    CHECK(artifact.manifest.contains("created_at"));
-    CHECK(artifact.config["model_config"]["embedding_dim"] == 8);
-  }
-  // The rebuilt model computes what the saved one did.
-  const auto ids = torch::randint(0, 12, {2, 5}, torch::kLong);
-  auto loaded = g2c::pretraining::load_model_artifact("ShakespeareLM-1M");
-  ::unsetenv("G2C_ARTIFACTS_DIR");
-  std::filesystem::remove_all(root);
-  torch::NoGradGuard no_grad;
-  model->eval();
-  const auto difference = max_abs_diff(model->forward(ids), loaded.model->forward(ids));
-  std::cout << "largest |logit difference| saved vs loaded model = " << difference << "\n";
-  CHECK(difference == 0.0);
-}
-
-TEST_CASE("model_artifact_load_rejects_missing_or_mismatched", "[artifact]") {
-  const auto root = temporary_folder("artifacts-bad");
-  ::setenv("G2C_ARTIFACTS_DIR", root.c_str(), /*overwrite=*/1);
-  CHECK_THROWS_WITH(g2c::pretraining::load_model_artifact("ShakespeareLM"),
-                    Contains("10_pretrain") && Contains("ShakespeareLM"));
-  g2c::pretraining::ModelArtifactInfo info;
-  info.name = "Tiny";
-  const auto folder = g2c::pretraining::save_model_artifact(info, model_with_seed(0));
-  // A config that no longer matches the weights: D 16 instead of 8.
-  auto config = nlohmann::json::parse(g2c::read_file(folder / "config.json"));
-  config["model_config"]["embedding_dim"] = 16;
-  g2c::write_json_atomic(folder / "config.json", config);
-  CHECK_THROWS_AS(g2c::pretraining::load_model_artifact("Tiny"), g2c::ValueError);
-  CHECK_THROWS_WITH(g2c::pretraining::load_model_artifact("Tiny"),
-                    Contains("(12, 8)") && Contains("(12, 16)"));
-  ::unsetenv("G2C_ARTIFACTS_DIR");
-  std::filesystem::remove_all(root);
 }
