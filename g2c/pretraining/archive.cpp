@@ -20,6 +20,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
+constexpr const char* kWriteAgain =
+    "Write it again (a file from an older g2c build, a LibTorch archive of param_<i>, cannot be "
+    "read either: train or save it again)";
+
 fs::path backup_of(const fs::path& path) {
   return fs::path(path.string() + ".bak");
 }
@@ -188,17 +192,15 @@ ArchiveView read_archive(const fs::path& path, const std::string& what) {
       throw ValueError(fmt::format("no {} at {} (nor {}); check the path, or write one first", what,
                                    path.string(), backup.string()));
     }
-    throw ValueError(fmt::format(
-        "cannot read {} {}: {}; and there is no {} to fall back to. Write it again (a file from "
-        "an older g2c build, a LibTorch archive of param_<i>, must be written again too)",
-        what, path.string(), problem, backup.string()));
+    throw ValueError(fmt::format("cannot read {} {}: {}; and there is no {} to fall back to. {}",
+                                 what, path.string(), problem, backup.string(), kWriteAgain));
   }
   std::string backup_problem;
   auto dict = try_load(backup, backup_problem);
   if (!dict) {
-    throw ValueError(fmt::format("cannot read {} {} ({}) nor its backup {} ({}); write it again",
-                                 what, path.string(), missing ? "missing" : problem,
-                                 backup.string(), backup_problem));
+    throw ValueError(fmt::format("cannot read {} {} ({}) nor its backup {} ({}). {}", what,
+                                 path.string(), missing ? "missing" : problem, backup.string(),
+                                 backup_problem, kWriteAgain));
   }
   ArchiveView view(std::move(*dict), backup, what);
   view.fallback_note = fmt::format(
