@@ -4,7 +4,8 @@
 # rolling checkpoint, and the model artifact (model.pt, config.json, manifest.json). A second run
 # with --resume must continue the history from the checkpoint's step, not start again at 0. Then
 # module 11 on the saved artifact: g2c-generate (streamed text, both speeds, the cache restarting
-# past max_seq_len, --readable, a missing artifact) and 10_sample.
+# past max_seq_len, --readable, a missing artifact) and 10_sample. Last, a checkpoint cut short
+# with a good .bak beside it: --resume continues from the .bak and says so.
 #   scripts/smoke_10.sh [build dir]      (default build/reference)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
@@ -72,12 +73,17 @@ for name in ["model.pt", "config.json", "manifest.json"]:
 manifest = json.load(open(os.path.join(artifact, "manifest.json")))
 check(manifest["name"] == "ShakespeareLM-1M" and manifest["module"] == "module-10", "manifest name")
 check(manifest["steps_completed"] == 8, f"manifest steps_completed {manifest['steps_completed']}")
+# model_config: the Python TransformerLM's keywords (vocab_size beside it), hidden_dim the real width.
+keywords = {key: value for key, value in config["model"].items() if key != "vocab_size"}
+check(sorted(keywords) == ["embedding_dim", "hidden_dim", "max_seq_len", "num_heads", "num_layers"]
+      and keywords["hidden_dim"] == 4 * keywords["embedding_dim"], f"model keywords: {keywords}")
 check(manifest["vocab_size"] == config["model"]["vocab_size"], "manifest vocab_size")
-check(manifest["model_config"] == config["model"], "manifest model_config")
+check(manifest["model_config"] == keywords, "manifest model_config")
+check(manifest["base_artifact"] is None, "manifest base_artifact: null for a base model")
 check(manifest["final_val_loss"] == final["val_loss"], "manifest final_val_loss")
 check(manifest["parameter_count"] == config["parameters"], "manifest parameter_count")
 saved_config = json.load(open(os.path.join(artifact, "config.json")))
-check(saved_config["model_config"] == config["model"], "config.json model_config")
+check(saved_config["model_config"] == keywords, "config.json model_config")
 if problems:
     print("\n".join(problems))
     print("checks: 0 passed, 1 failed, 0 skipped")
@@ -132,6 +138,39 @@ if problems:
     print("checks: 0 passed, 1 failed, 0 skipped")
     sys.exit(1)
 print("ok g2c-generate and 10_sample on the saved artifact")
+print("checks: 1 passed, 0 failed, 0 skipped")
+PY
+
+# A checkpoint cut in half (a full disk, a killed copy) with a good .bak beside it.
+"$python" - "$out/pretrain.ckpt" <<'PY'
+import os, sys
+os.truncate(sys.argv[1], os.path.getsize(sys.argv[1]) // 2)
+PY
+cp "$out/pretrain.ckpt.bak" "$out/good.ckpt"
+"${run[@]}" --steps 10 --resume >/dev/null 2>"$out/resume-bak.txt"
+"$python" - "$out" <<'PY'
+import json, os, sys
+import torch
+
+out = sys.argv[1]
+problems = []
+check = lambda ok, what: ok or problems.append(what)
+said = open(os.path.join(out, "resume-bak.txt")).read()
+check("pretrain.ckpt cannot be read" in said and "pretrain.ckpt.bak" in said,
+      f"--resume says it read the .bak: {said.strip()!r}")
+# The .bak is an archive Python's weights-only loader reads; its step is where the run went on.
+bak_step = json.loads(torch.load(os.path.join(out, "good.ckpt"), weights_only=True)["meta"])["trainer"]["step"]
+result = json.load(open(os.path.join(out, "pretrain.json")))
+check(result["resumed_from_step"] == bak_step,
+      f"resumed from the .bak's step {bak_step}, got {result['resumed_from_step']}")
+check(result["history"]["step"] == list(range(10)), f"history: {result['history']['step']}")
+for name in ["pretrain.ckpt", "pretrain.ckpt.bak"]:
+    torch.load(os.path.join(out, name), weights_only=True)  # both readable again
+if problems:
+    print("\n".join(problems))
+    print("checks: 0 passed, 1 failed, 0 skipped")
+    sys.exit(1)
+print("ok --resume from pretrain.ckpt.bak when pretrain.ckpt is cut short")
 print("checks: 1 passed, 0 failed, 0 skipped")
 PY
 

@@ -4,7 +4,8 @@
 #   build passes -> the student build's scaffold invariant holds (course tests and checks) -> the
 #   course tests are those of tests/course_tests.txt, under the Python edition's names -> every
 #   student file has its solutions twin and vice versa -> formatting -> exercise smoke runs ->
-#   tokenizer under sanitizers.
+#   model files between this edition and the Python one (with the project's Python) -> tokenizer
+#   under sanitizers.
 # Logs go to build/test-logs/. Exits non-zero on any deviation; the last line is the summary.
 set -uo pipefail
 
@@ -83,6 +84,7 @@ for smoke in scripts/smoke_*.sh; do
   name="$(basename "$smoke" .sh)"
   step "$name" "$smoke" build/reference
 done
+step model-interop "$ROOT/.venv/bin/python" scripts/check_model_interop.py build/reference
 if [[ -x scripts/sanitize_tokenizer.sh ]]; then
   step tokenizer-sanitizers scripts/sanitize_tokenizer.sh && count "$logs/tokenizer-sanitizers.log"
 fi

@@ -184,6 +184,7 @@ int main(int argc, char** argv) {
     const nlohmann::json model_config = g2c::pretraining::model_config_json(model_options);
     const nlohmann::json training_config = training_json(trainer_options, preset);
     const nlohmann::json extra = {{"model_config", model_config},
+                                  {"vocab_size", vocab},
                                   {"tokenizer", g2c::exercises::tokenizer_json(tokenizer)},
                                   {"preset", config.preset},
                                   {"seed", options.seed}};
@@ -198,11 +199,15 @@ int main(int argc, char** argv) {
             checkpoint.string()));
       }
       const auto saved = trainer.load_checkpoint(checkpoint);  // ValueError when there is none
-      if (saved.extra.value("model_config", nlohmann::json()) != model_config) {
+      if (!saved.note.empty()) fmt::print(stderr, "{}\n", saved.note);
+      const nlohmann::json saved_model = {
+          {"model_config", saved.extra.value("model_config", nlohmann::json())},
+          {"vocab_size", saved.extra.value("vocab_size", nlohmann::json())}};
+      const nlohmann::json this_model = {{"model_config", model_config}, {"vocab_size", vocab}};
+      if (saved_model != this_model) {
         throw g2c::ValueError(fmt::format(
             "{} was written for model {}, this run builds {}; resume with the same --vocab",
-            checkpoint.string(), saved.extra.value("model_config", nlohmann::json()).dump(),
-            model_config.dump()));
+            saved.path.string(), saved_model.dump(), this_model.dump()));
       }
       history = saved.history;
       if (trainer.step >= preset.steps) {
@@ -211,7 +216,7 @@ int main(int argc, char** argv) {
                         "--steps to train further",
                         trainer.step, preset.steps));
       }
-      fmt::print("resuming from {} at step {}\n", checkpoint.string(), trainer.step);
+      fmt::print("resuming from {} at step {}\n", saved.path.string(), trainer.step);
     }
     const std::int64_t start_step = trainer.step;
     const std::int64_t tokens_per_step = preset.batch_size * preset.context_length;
@@ -288,7 +293,9 @@ int main(int argc, char** argv) {
 
     auto result = g2c::exercises::run_metadata("10_pretrain", options, device);
     result["preset"] = config.preset;
-    result["config"] = {{"model", model_config},
+    nlohmann::json model_json = model_config;  // pretrain.json's model: the keywords and V
+    model_json["vocab_size"] = vocab;
+    result["config"] = {{"model", model_json},
                         {"parameters", parameters},
                         {"training", training_config},
                         {"tokenizer", g2c::exercises::tokenizer_json(tokenizer)},

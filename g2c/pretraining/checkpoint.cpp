@@ -1,22 +1,26 @@
-// Trainer checkpoints: one LibTorch archive holding the tensors (model parameters, AdamW moments,
-// generator state, history series) and one JSON string for everything else. No pickle: the file
-// is read back field by field, and anything unexpected is a ValueError.
+// Trainer checkpoints: one archive (archive.h, the torch.save format) holding the tensors (model
+// parameters, AdamW moments, generator state, history series) and one JSON string for everything
+// else. The file is read back key by key, and anything unexpected is a ValueError.
 //
-// Layout (version 1):
-//   "meta"             JSON: {format, version, trainer: {step, hyper-parameters, optimizer_name},
-//                      optimizer: {name, lr, weight_decay[, beta1, beta2, eps, step_count]},
-//                      num_params, has_generator_state, extra}
-//   "param_<i>"        model parameter i, on the CPU, in parameters() order
-//   "adamw_m_<i>", "adamw_v_<i>"   AdamW moments (AdamW only)
-//   "generator_state"  the batch generator's state (when the trainer has its own generator)
-//   "history_<series>" the six history series as int64 / float64 tensors (NaN survives)
-#include <sstream>
+// Layout (version 2):
+//   "format", "version"  "g2c-trainer-checkpoint", 2
+//   "meta"               JSON: {trainer: {step, hyper-parameters, optimizer_name},
+//                        optimizer: {name, lr, weight_decay[, beta1, beta2, eps, step_count]},
+//                        extra}
+//   "model_params"       the model's parameters, on the CPU, in parameters() order
+//   "adamw_m", "adamw_v" AdamW's moments, one per parameter (AdamW only)
+//   "generator_state"    the batch generator's state (when the trainer has its own generator)
+//   "history"            {step, train_loss, lr, grad_norm, val_step, val_loss}: int64 / float64
+//                        tensors (NaN survives)
+// Version 1 files (LibTorch archives of param_<i>) are not read: start the run again.
+#include <optional>
+#include <type_traits>
 
 #include <fmt/format.h>
 
-#include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/shapes.h"
+#include "g2c/pretraining/archive.h"
 #include "g2c/pretraining/trainer.h"
 
 namespace g2c::pretraining {
@@ -26,7 +30,9 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kFormat = "g2c-trainer-checkpoint";
-constexpr std::int64_t kVersion = 1;
+constexpr std::int64_t kVersion = 2;
+constexpr const char* kOtherModel =
+    "it was written for another model configuration, or it is damaged";
 
 torch::Tensor to_tensor(const std::vector<std::int64_t>& values) {
   return torch::tensor(values, torch::kLong).reshape({static_cast<std::int64_t>(values.size())});
@@ -35,97 +41,77 @@ torch::Tensor to_tensor(const std::vector<double>& values) {
   return torch::tensor(values, torch::kDouble).reshape({static_cast<std::int64_t>(values.size())});
 }
 template <typename T>
-std::vector<T> from_tensor(const torch::Tensor& t) {
-  const auto flat = t.contiguous();
+std::vector<T> from_tensor(const ArchiveView& history, const std::string& key) {
+  const auto tensor = history.tensor(key);
+  if (tensor.scalar_type() != c10::CppTypeToScalarType<T>::value || tensor.dim() != 1) {
+    throw ValueError(fmt::format(
+        "checkpoint {}: 'history/{}' should be a 1-D {} tensor, found a {} tensor of shape {}",
+        history.path().string(), key, c10::toString(c10::CppTypeToScalarType<T>::value),
+        c10::toString(tensor.scalar_type()), describe_shape(tensor)));
+  }
+  const auto flat = tensor.contiguous();
   return {flat.data_ptr<T>(), flat.data_ptr<T>() + flat.numel()};
 }
 
-torch::Tensor read_tensor(torch::serialize::InputArchive& archive, const std::string& key,
-                          const fs::path& path) {
-  c10::IValue value;
-  if (!archive.try_read(key, value) || !value.isTensor()) {
-    throw ValueError(
-        fmt::format("checkpoint {} has no tensor '{}': not a complete g2c trainer "
-                    "checkpoint",
-                    path.string(), key));
+/// meta[pointer] as a T, or a ValueError naming the field.
+template <typename T>
+T field(const nlohmann::json& meta, const char* pointer, const fs::path& path) {
+  const nlohmann::json::json_pointer at(pointer);
+  if (meta.contains(at)) {
+    const auto& value = meta.at(at);
+    const bool fits = std::is_same_v<T, std::string>    ? value.is_string()
+                      : std::is_same_v<T, std::int64_t> ? value.is_number_integer()
+                                                        : value.is_number();
+    if (fits) return value.get<T>();
   }
-  return value.toTensor();
+  throw ValueError(fmt::format(
+      "checkpoint {}: its meta record has no valid '{}' (found {}); the "
+      "file is damaged or not a g2c trainer checkpoint",
+      path.string(), pointer, meta.contains(at) ? meta.at(at).dump() : std::string("nothing")));
 }
 
-/// The archive and its meta JSON, from `path`, or `<path>.bak` when `path` is missing.
-std::pair<std::shared_ptr<torch::serialize::InputArchive>, nlohmann::json> open_checkpoint(
-    const fs::path& requested) {
-  fs::path path = requested;
-  if (!fs::exists(path)) {
-    const fs::path backup = fs::path(requested.string() + ".bak");
-    if (!fs::exists(backup)) {
-      throw ValueError(
-          fmt::format("no checkpoint at {} (nor {}); train with a checkpoint_path "
-                      "first, or check the path",
-                      requested.string(), backup.string()));
-    }
-    path = backup;
-  }
-  auto archive = std::make_shared<torch::serialize::InputArchive>();
-  try {
-    archive->load_from(path.string(), torch::Device(torch::kCPU));
-  } catch (const c10::Error& error) {
-    throw ValueError(fmt::format("cannot read checkpoint {}: {}", path.string(),
-                                 error.what_without_backtrace()));
-  }
-  c10::IValue meta_value;
-  if (!archive->try_read("meta", meta_value) || !meta_value.isString()) {
-    throw ValueError(
-        fmt::format("{} is not a g2c trainer checkpoint (no meta record)", path.string()));
-  }
-  auto meta = nlohmann::json::parse(meta_value.toStringRef(), nullptr, /*allow_exceptions=*/false);
-  if (meta.is_discarded() || meta.value("format", "") != kFormat) {
-    throw ValueError(fmt::format("{} is not a g2c trainer checkpoint", path.string()));
-  }
-  if (meta.value("version", std::int64_t{-1}) != kVersion) {
-    throw ValueError(fmt::format("checkpoint {} has version {}, this build reads version {}",
-                                 path.string(), meta.value("version", std::int64_t{-1}), kVersion));
-  }
-  return {archive, meta};
-}
-
-Checkpoint read_common(torch::serialize::InputArchive& archive, const nlohmann::json& meta,
-                       const fs::path& path) {
+/// A checkpoint read whole: its archive, its meta record and what it holds besides the tensors.
+struct CheckpointFile {
+  ArchiveView archive;
+  nlohmann::json meta;
   Checkpoint checkpoint;
-  checkpoint.version = meta.at("version").get<std::int64_t>();
-  checkpoint.trainer = meta.at("trainer");
-  checkpoint.extra = meta.value("extra", nlohmann::json::object());
-  auto& h = checkpoint.history;
-  h.step = from_tensor<std::int64_t>(read_tensor(archive, "history_step", path));
-  h.train_loss = from_tensor<double>(read_tensor(archive, "history_train_loss", path));
-  h.lr = from_tensor<double>(read_tensor(archive, "history_lr", path));
-  h.grad_norm = from_tensor<double>(read_tensor(archive, "history_grad_norm", path));
-  h.val_step = from_tensor<std::int64_t>(read_tensor(archive, "history_val_step", path));
-  h.val_loss = from_tensor<double>(read_tensor(archive, "history_val_loss", path));
-  return checkpoint;
-}
+};
 
-/// Copies saved tensors into `targets` in place, after checking count and shapes.
-void copy_into(const std::vector<torch::Tensor>& targets, torch::serialize::InputArchive& archive,
-               const std::string& prefix, const std::string& what, std::int64_t saved_count,
-               const fs::path& path) {
-  if (saved_count != static_cast<std::int64_t>(targets.size())) {
-    throw ValueError(fmt::format("checkpoint {} has {} {} tensors, but this trainer's model has {}",
-                                 path.string(), saved_count, what, targets.size()));
+CheckpointFile open_checkpoint(const fs::path& requested) {
+  auto archive = read_archive(requested, "checkpoint");
+  const fs::path& path = archive.path();
+  if (!archive.contains("format") || archive.string("format") != kFormat) {
+    throw ValueError(
+        fmt::format("{} is not a g2c trainer checkpoint (no format '{}')", path.string(), kFormat));
   }
-  torch::NoGradGuard no_grad;
-  for (std::size_t i = 0; i < targets.size(); ++i) {
-    const auto saved = read_tensor(archive, prefix + std::to_string(i), path);
-    if (saved.sizes() != targets[i].sizes()) {
-      throw ValueError(
-          fmt::format("checkpoint {} {} {} has shape {}, but this trainer's has shape {}",
-                      path.string(), what, i, describe_shape(saved), describe_shape(targets[i])));
-    }
+  if (const auto version = archive.integer("version"); version != kVersion) {
+    throw ValueError(fmt::format(
+        "checkpoint {} has version {}, this build reads version {}; start the run again",
+        path.string(), version, kVersion));
   }
-  for (std::size_t i = 0; i < targets.size(); ++i) {
-    const auto saved = read_tensor(archive, prefix + std::to_string(i), path);
-    targets[i].copy_(saved.to(targets[i].device(), targets[i].scalar_type()));
+  auto meta = nlohmann::json::parse(archive.string("meta"), nullptr, /*allow_exceptions=*/false);
+  if (!meta.is_object()) {
+    throw ValueError(
+        fmt::format("checkpoint {}: its meta record is not a JSON object; the file is "
+                    "damaged or not a g2c trainer checkpoint",
+                    path.string()));
   }
+  Checkpoint checkpoint;
+  checkpoint.version = kVersion;
+  checkpoint.path = path;
+  checkpoint.note = archive.fallback_note;
+  checkpoint.trainer = meta.value("trainer", nlohmann::json());
+  field<std::int64_t>(meta, "/trainer/step", path);
+  checkpoint.extra = meta.value("extra", nlohmann::json::object());
+  const auto history = archive.dict("history");
+  auto& h = checkpoint.history;
+  h.step = from_tensor<std::int64_t>(history, "step");
+  h.train_loss = from_tensor<double>(history, "train_loss");
+  h.lr = from_tensor<double>(history, "lr");
+  h.grad_norm = from_tensor<double>(history, "grad_norm");
+  h.val_step = from_tensor<std::int64_t>(history, "val_step");
+  h.val_loss = from_tensor<double>(history, "val_loss");
+  return {std::move(archive), std::move(meta), std::move(checkpoint)};
 }
 
 }  // namespace
@@ -148,11 +134,10 @@ void Trainer::save_checkpoint(const fs::path& path, const TrainingHistory& histo
       {"optimizer_name", optimizer_name}};
   nlohmann::json optimizer_json = {{"name", optimizer_name}, {"lr", optimizer->lr}};
 
-  torch::serialize::OutputArchive archive;
-  const auto params = model->parameters();
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    archive.write("param_" + std::to_string(i), params[i].detach().cpu().clone());
-  }
+  auto archive = archive_dict();
+  archive.insert("format", kFormat);
+  archive.insert("version", kVersion);
+  archive.insert("model_params", archive_tensors(model->parameters()));
   if (const auto* sgd = dynamic_cast<const g2c::nn::SGD*>(optimizer.get())) {
     optimizer_json["weight_decay"] = sgd->weight_decay;
   } else if (const auto* adamw = dynamic_cast<const g2c::nn::AdamW*>(optimizer.get())) {
@@ -160,101 +145,97 @@ void Trainer::save_checkpoint(const fs::path& path, const TrainingHistory& histo
                            {"beta1", adamw->beta1},
                            {"beta2", adamw->beta2},
                            {"eps", adamw->eps},
-                           {"step_count", adamw->step_count},
-                           {"num_moments", adamw->m.size()}});
-    for (std::size_t i = 0; i < adamw->m.size(); ++i) {
-      archive.write("adamw_m_" + std::to_string(i), adamw->m[i].detach().cpu().clone());
-      archive.write("adamw_v_" + std::to_string(i), adamw->v[i].detach().cpu().clone());
-    }
+                           {"step_count", adamw->step_count}});
+    archive.insert("adamw_m", archive_tensors(adamw->m));
+    archive.insert("adamw_v", archive_tensors(adamw->v));
   }
-  const bool has_generator = options.generator().has_value();
-  if (has_generator) {
+  if (options.generator()) {
     auto generator = *options.generator();
     std::lock_guard<std::mutex> lock(generator.mutex());
-    archive.write("generator_state", generator.get_state());
+    archive.insert("generator_state", generator.get_state());
   }
-  archive.write("history_step", to_tensor(history.step));
-  archive.write("history_train_loss", to_tensor(history.train_loss));
-  archive.write("history_lr", to_tensor(history.lr));
-  archive.write("history_grad_norm", to_tensor(history.grad_norm));
-  archive.write("history_val_step", to_tensor(history.val_step));
-  archive.write("history_val_loss", to_tensor(history.val_loss));
-
-  const nlohmann::json meta = {{"format", kFormat},
-                               {"version", kVersion},
-                               {"trainer", trainer_json},
+  auto series = archive_dict();
+  series.insert("step", to_tensor(history.step));
+  series.insert("train_loss", to_tensor(history.train_loss));
+  series.insert("lr", to_tensor(history.lr));
+  series.insert("grad_norm", to_tensor(history.grad_norm));
+  series.insert("val_step", to_tensor(history.val_step));
+  series.insert("val_loss", to_tensor(history.val_loss));
+  archive.insert("history", series);
+  const nlohmann::json meta = {{"trainer", trainer_json},
                                {"optimizer", optimizer_json},
-                               {"num_params", params.size()},
-                               {"has_generator_state", has_generator},
                                {"extra", extra.is_null() ? nlohmann::json::object() : extra}};
-  archive.write("meta", c10::IValue(meta.dump()));
-
-  std::ostringstream bytes;
-  archive.save_to(bytes);
-  // Keep the previous checkpoint as .bak (copied, so `path` itself is never missing), then replace
-  // `path` in one rename: a crash at any point leaves a complete file at `path` or at `.bak`.
-  if (fs::exists(path)) {
-    const fs::path backup = fs::path(path.string() + ".bak");
-    write_file_atomic(backup, read_file(path));
-  }
-  write_file_atomic(path, bytes.str());
+  archive.insert("meta", meta.dump());
+  write_archive(path, archive, /*keep_backup=*/true);
 }
 
 Checkpoint read_checkpoint(const fs::path& path) {
-  auto [archive, meta] = open_checkpoint(path);
-  return read_common(*archive, meta, path);
+  return open_checkpoint(path).checkpoint;
 }
 
 Checkpoint Trainer::load_checkpoint(const fs::path& path) {
-  auto [archive, meta] = open_checkpoint(path);
-  Checkpoint checkpoint = read_common(*archive, meta, path);
-  const auto& saved_optimizer = meta.at("optimizer");
-  const auto saved_name = saved_optimizer.at("name").get<std::string>();
+  auto [archive, meta, checkpoint] = open_checkpoint(path);
+  const fs::path& read = archive.path();
+
+  // 1. Read and check everything; nothing of the trainer changes until all of it has passed, so
+  //    a rejected checkpoint leaves the trainer as it was.
+  const auto saved_name = field<std::string>(meta, "/optimizer/name", read);
   if (saved_name != optimizer_name) {
     throw ValueError(
         fmt::format("checkpoint {} was written with optimizer '{}', but this trainer "
                     "uses '{}'; build the trainer with .optimizer(\"{}\")",
-                    path.string(), saved_name, optimizer_name, saved_name));
+                    read.string(), saved_name, optimizer_name, saved_name));
   }
-  // Everything is checked before anything is changed, so a rejected checkpoint leaves the trainer
-  // as it was.
-  auto* adamw = dynamic_cast<g2c::nn::AdamW*>(optimizer.get());
   const auto params = model->parameters();
-  const auto num_params = meta.at("num_params").get<std::int64_t>();
-  if (num_params != static_cast<std::int64_t>(params.size())) {
-    throw ValueError(
-        fmt::format("checkpoint {} has {} model parameter tensors, but this model has "
-                    "{}: it was written for another model configuration",
-                    path.string(), num_params, params.size()));
+  const auto saved_params = archive.tensors("model_params");
+  check_fit(saved_params, params, "model parameter", archive, kOtherModel);
+  const auto lr = field<double>(meta, "/optimizer/lr", read);
+  const auto weight_decay = field<double>(meta, "/optimizer/weight_decay", read);
+  auto* adamw = dynamic_cast<g2c::nn::AdamW*>(optimizer.get());
+  std::vector<torch::Tensor> saved_m, saved_v;
+  double beta1 = 0.0, beta2 = 0.0, eps = 0.0;
+  std::int64_t step_count = 0;
+  if (adamw) {
+    saved_m = archive.tensors("adamw_m");
+    saved_v = archive.tensors("adamw_v");
+    check_fit(saved_m, adamw->m, "AdamW m", archive, kOtherModel);
+    check_fit(saved_v, adamw->v, "AdamW v", archive, kOtherModel);
+    beta1 = field<double>(meta, "/optimizer/beta1", read);
+    beta2 = field<double>(meta, "/optimizer/beta2", read);
+    eps = field<double>(meta, "/optimizer/eps", read);
+    step_count = field<std::int64_t>(meta, "/optimizer/step_count", read);
   }
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    const auto saved = read_tensor(*archive, "param_" + std::to_string(i), path);
-    if (saved.sizes() != params[i].sizes()) {
+  std::optional<torch::Tensor> generator_state;
+  if (options.generator() && archive.contains("generator_state")) {
+    generator_state = archive.tensor("generator_state");
+    try {  // on a copy: the trainer's own generator is set below, once everything has passed
+      options.generator()->clone().set_state(*generator_state);
+    } catch (const c10::Error& error) {
       throw ValueError(
-          fmt::format("checkpoint {} model parameter {} has shape {}, but this model's "
-                      "has shape {}: it was written for another model configuration",
-                      path.string(), i, describe_shape(saved), describe_shape(params[i])));
+          fmt::format("checkpoint {}: its generator state does not fit this "
+                      "trainer's generator ({}); the file is damaged",
+                      read.string(), error.what_without_backtrace()));
     }
   }
-  copy_into(params, *archive, "param_", "model parameter", num_params, path);
-  optimizer->lr = saved_optimizer.at("lr").get<double>();
+
+  // 2. Restore: nothing below can fail.
+  copy_into(saved_params, params);
+  optimizer->lr = lr;
   if (auto* sgd = dynamic_cast<g2c::nn::SGD*>(optimizer.get())) {
-    sgd->weight_decay = saved_optimizer.at("weight_decay").get<double>();
+    sgd->weight_decay = weight_decay;
   } else if (adamw) {
-    const auto moments = saved_optimizer.at("num_moments").get<std::int64_t>();
-    copy_into(adamw->m, *archive, "adamw_m_", "AdamW m", moments, path);
-    copy_into(adamw->v, *archive, "adamw_v_", "AdamW v", moments, path);
-    adamw->weight_decay = saved_optimizer.at("weight_decay").get<double>();
-    adamw->beta1 = saved_optimizer.at("beta1").get<double>();
-    adamw->beta2 = saved_optimizer.at("beta2").get<double>();
-    adamw->eps = saved_optimizer.at("eps").get<double>();
-    adamw->step_count = saved_optimizer.at("step_count").get<std::int64_t>();
+    copy_into(saved_m, adamw->m);
+    copy_into(saved_v, adamw->v);
+    adamw->weight_decay = weight_decay;
+    adamw->beta1 = beta1;
+    adamw->beta2 = beta2;
+    adamw->eps = eps;
+    adamw->step_count = step_count;
   }
-  if (meta.value("has_generator_state", false) && options.generator()) {
+  if (generator_state) {
     auto generator = *options.generator();
-    const auto state = read_tensor(*archive, "generator_state", path);
     std::lock_guard<std::mutex> lock(generator.mutex());
-    generator.set_state(state);
+    generator.set_state(*generator_state);
   }
   step = checkpoint.trainer.at("step").get<std::int64_t>();
   return checkpoint;

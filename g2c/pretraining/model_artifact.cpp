@@ -1,23 +1,19 @@
 #include "g2c/pretraining/model_artifact.h"
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <memory>
-#include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"
-#include "g2c/core/shapes.h"
-
-#ifndef G2C_SOURCE_DIR
-#define G2C_SOURCE_DIR "."
-#endif
+#include "g2c/pretraining/archive.h"
+#include "g2c/pretraining/build_info.h"
 
 namespace g2c::pretraining {
 
@@ -28,25 +24,15 @@ namespace {
 constexpr const char* kModelFile = "model.pt";
 constexpr const char* kConfigFile = "config.json";
 constexpr const char* kManifestFile = "manifest.json";
+// The Python TransformerLM's keyword arguments besides vocab_size, in its constructor's order.
+constexpr std::array<const char*, 5> kModelConfigKeys = {"embedding_dim", "num_layers", "num_heads",
+                                                         "max_seq_len", "hidden_dim"};
 
 std::string utc_now() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   return stamp;
-}
-
-/// The source tree's commit, or "unknown" outside a git checkout.
-std::string git_commit() {
-  const std::string command =
-      fmt::format("git -C \"{}\" rev-parse HEAD 2>/dev/null", G2C_SOURCE_DIR);
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(command.c_str(), "r"), pclose);
-  if (!pipe) return "unknown";
-  std::array<char, 64> buffer{};
-  std::string out;
-  while (std::fgets(buffer.data(), buffer.size(), pipe.get())) out += buffer.data();
-  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return out.size() == 40 ? out : "unknown";
 }
 
 nlohmann::json last_or_null(const std::vector<double>& values) {
@@ -76,7 +62,7 @@ fs::path models_root() {
   if (const char* root = std::getenv("G2C_ARTIFACTS_DIR"); root && *root) {
     return fs::path(root) / "models";
   }
-  return fs::path(G2C_SOURCE_DIR) / "artifacts" / "models";
+  return fs::path(source_dir()) / "artifacts" / "models";
 }
 
 fs::path model_artifact_dir(std::string_view name) {
@@ -84,25 +70,80 @@ fs::path model_artifact_dir(std::string_view name) {
 }
 
 nlohmann::json model_config_json(const g2c::transformer::TransformerLMOptions& options) {
-  return {{"vocab_size", options.vocab_size()},   {"embedding_dim", options.embedding_dim()},
-          {"num_layers", options.num_layers()},   {"num_heads", options.num_heads()},
-          {"max_seq_len", options.max_seq_len()}, {"hidden_dim", options.hidden_dim()}};
+  const auto hidden_dim =
+      options.hidden_dim() == 0 ? 4 * options.embedding_dim() : options.hidden_dim();
+  return {{"embedding_dim", options.embedding_dim()},
+          {"num_layers", options.num_layers()},
+          {"num_heads", options.num_heads()},
+          {"max_seq_len", options.max_seq_len()},
+          {"hidden_dim", hidden_dim}};
 }
 
-g2c::transformer::TransformerLMOptions model_config_from_json(const nlohmann::json& config) {
+g2c::transformer::TransformerLMOptions model_config_from_json(std::int64_t vocab_size,
+                                                              const nlohmann::json& config) {
+  if (!config.is_object()) {
+    throw ValueError(
+        fmt::format("model_config should be a dict of the TransformerLM's keyword "
+                    "arguments ({}), got {}",
+                    fmt::join(kModelConfigKeys, ", "), config.dump()));
+  }
+  for (const auto& [key, value] : config.items()) {
+    if (std::find_if(kModelConfigKeys.begin(), kModelConfigKeys.end(),
+                     [&](const char* known) { return key == known; }) == kModelConfigKeys.end()) {
+      throw ValueError(fmt::format(
+          "model_config has an unknown key '{}' (the keys are {}){}", key,
+          fmt::join(kModelConfigKeys, ", "),
+          key == "vocab_size" ? "; vocab_size belongs beside model_config, not inside it (a file "
+                                "from an older g2c build: save the model again)"
+                              : ""));
+    }
+  }
   const auto get = [&](const char* key) -> std::int64_t {
-    if (!config.is_object() || !config.contains(key) || !config.at(key).is_number_integer()) {
+    if (!config.contains(key) || !config.at(key).is_number_integer()) {
       throw ValueError(fmt::format("model_config needs an integer '{}', got {}", key,
-                                   config.is_object() && config.contains(key)
-                                       ? config.at(key).dump()
-                                       : std::string("nothing")));
+                                   config.contains(key) ? config.at(key).dump() : "nothing"));
     }
     return config.at(key).get<std::int64_t>();
   };
-  return g2c::transformer::TransformerLMOptions(get("vocab_size"), get("embedding_dim"),
-                                                get("num_layers"), get("num_heads"),
-                                                get("max_seq_len"))
-      .hidden_dim(config.contains("hidden_dim") ? get("hidden_dim") : 0);
+  const bool default_width = !config.contains("hidden_dim") || config.at("hidden_dim").is_null();
+  return g2c::transformer::TransformerLMOptions(vocab_size, get("embedding_dim"), get("num_layers"),
+                                                get("num_heads"), get("max_seq_len"))
+      .hidden_dim(default_width ? 0 : get("hidden_dim"));
+}
+
+std::vector<torch::Tensor> python_ordered_parameters(
+    const g2c::transformer::TransformerLMImpl& model) {
+  std::vector<std::string> names = {"token_embed.weight", "pos_embed.weight"};
+  for (std::int64_t i = 0; i < model.num_layers; ++i) {
+    const auto block = fmt::format("blocks.{}.", i);
+    for (const char* name :
+         {"ln1.gamma", "ln1.beta", "attn.q_proj.W", "attn.q_proj.b", "attn.k_proj.W",
+          "attn.k_proj.b", "attn.v_proj.W", "attn.v_proj.b", "attn.out_proj.W", "attn.out_proj.b",
+          "ln2.gamma", "ln2.beta", "ffn.fc1.W", "ffn.fc1.b", "ffn.fc2.W", "ffn.fc2.b"}) {
+      names.push_back(block + name);
+    }
+  }
+  names.insert(names.end(), {"ln_final.gamma", "ln_final.beta", "head.bias"});
+  const auto named = model.named_parameters(/*recurse=*/true);
+  std::vector<torch::Tensor> ordered;
+  for (const auto& name : names) {
+    const auto* found = named.find(name);
+    if (!found) {
+      throw ValueError(fmt::format(
+          "the TransformerLM has no parameter '{}' (it has {}): its modules were renamed; update "
+          "python_ordered_parameters in g2c/pretraining/model_artifact.cpp to match",
+          name, fmt::join(named.keys(), ", ")));
+    }
+    ordered.push_back(*found);
+  }
+  if (ordered.size() != named.size()) {
+    throw ValueError(
+        fmt::format("the TransformerLM has {} parameters, the Python edition's {}: "
+                    "update python_ordered_parameters in "
+                    "g2c/pretraining/model_artifact.cpp to match",
+                    named.size(), ordered.size()));
+  }
+  return ordered;
 }
 
 fs::path save_model_artifact(const ModelArtifactInfo& info,
@@ -111,18 +152,14 @@ fs::path save_model_artifact(const ModelArtifactInfo& info,
   if (info.name.empty())
     throw ValueError("save_model_artifact needs a name, e.g. ShakespeareLM-1M");
   const fs::path folder = dir ? *dir : model_artifact_dir(info.name);
-  const auto params = model->parameters();
-
-  torch::serialize::OutputArchive archive;
-  archive.write("vocab_size", c10::IValue(model->vocab_size));
-  archive.write("num_params", c10::IValue(static_cast<std::int64_t>(params.size())));
-  for (std::size_t i = 0; i < params.size(); ++i) {
-    archive.write("param_" + std::to_string(i), params[i].detach().cpu().clone());
-  }
-  std::ostringstream bytes;
-  archive.save_to(bytes);
-
   const auto model_config = model_config_json(model->options);
+
+  // Python: {"vocab_size": ..., "model_config": dict(model_config), "params": [...]}.
+  auto weights = archive_dict();
+  weights.insert("vocab_size", model->vocab_size);
+  weights.insert("model_config", to_archive_value(model_config));
+  weights.insert("params", archive_tensors(python_ordered_parameters(*model)));
+
   const nlohmann::json config = {{"model_config", model_config},
                                  {"training_config", info.training_config}};
   const auto& h = info.history;
@@ -135,15 +172,18 @@ fs::path save_model_artifact(const ModelArtifactInfo& info,
       {"model_config", model_config},
       {"training_config", info.training_config},
       {"seed", info.seed ? nlohmann::json(*info.seed) : nlohmann::json(nullptr)},
-      {"git_commit", git_commit()},
+      {"git_commit", source_commit()},
       {"created_at", utc_now()},
       {"steps_completed", h.step.empty() ? 0 : h.step.back() + 1},
       {"final_train_loss", last_or_null(h.train_loss)},
       {"final_val_loss", last_or_null(h.val_loss)},
-      {"parameter_count", g2c::transformer::parameter_count(model->options)},
-      {"notes", info.notes}};
-  // The manifest last: a folder with a manifest has its model and config complete.
-  write_file_atomic(folder / kModelFile, bytes.str());
+      {"notes", info.notes},
+      {"base_artifact",
+       info.base_artifact ? nlohmann::json(*info.base_artifact) : nlohmann::json(nullptr)},
+      {"parameter_count", g2c::transformer::parameter_count(model->options)}};
+  // The manifest last: a folder with a manifest has its model and config complete. No .bak of
+  // model.pt, as in the Python edition: the three files belong together.
+  write_archive(folder / kModelFile, weights);
   write_json_atomic(folder / kConfigFile, config);
   write_json_atomic(folder / kManifestFile, manifest);
   return folder;
@@ -152,63 +192,50 @@ fs::path save_model_artifact(const ModelArtifactInfo& info,
 ModelArtifact load_model_artifact(const std::string& name_or_dir, torch::Device device) {
   const fs::path as_path(name_or_dir);
   const fs::path folder = fs::is_directory(as_path) ? as_path : model_artifact_dir(name_or_dir);
-  if (!fs::is_regular_file(folder / kManifestFile) || !fs::is_regular_file(folder / kModelFile)) {
+  const bool has_model = fs::exists(folder / kModelFile) ||
+                         fs::exists(fs::path((folder / kModelFile).string() + ".bak"));
+  if (!fs::is_regular_file(folder / kManifestFile) || !has_model) {
     throw ValueError(fmt::format(
         "no model artifact '{}' at {} (manifest.json and model.pt are needed). Train and save one "
         "with `scripts/run.sh 10_pretrain` (ShakespeareLM-1M), or pass the folder of a saved "
         "artifact",
         name_or_dir, folder.string()));
   }
+  // The model is a new one, built from model.pt's own config and filled only once every saved
+  // tensor has been checked against it.
   ModelArtifact artifact;
   artifact.dir = folder;
   artifact.manifest = read_json(folder / kManifestFile);
-  artifact.config = fs::is_regular_file(folder / kConfigFile)
-                        ? read_json(folder / kConfigFile)
-                        : nlohmann::json{{"model_config", artifact.manifest.value(
-                                                              "model_config", nlohmann::json())}};
-  const auto options =
-      model_config_from_json(artifact.config.value("model_config", nlohmann::json()));
-
-  torch::serialize::InputArchive archive;
-  try {
-    archive.load_from((folder / kModelFile).string(), torch::Device(torch::kCPU));
-  } catch (const c10::Error& error) {
-    throw ValueError(fmt::format("cannot read {}: {}", (folder / kModelFile).string(),
-                                 error.what_without_backtrace()));
-  }
-  c10::IValue count_value;
-  if (!archive.try_read("num_params", count_value) || !count_value.isInt()) {
-    throw ValueError(fmt::format("{} has no parameter count: not a g2c model artifact",
-                                 (folder / kModelFile).string()));
-  }
-  artifact.model = g2c::transformer::TransformerLM(options);
-  auto params = artifact.model->parameters();
-  const auto saved_count = count_value.toInt();
-  if (saved_count != static_cast<std::int64_t>(params.size())) {
-    throw ValueError(
-        fmt::format("{} holds {} parameter tensors, but the model its config.json "
-                    "describes has {}; the files do not belong together",
-                    folder.string(), saved_count, params.size()));
-  }
-  {
-    torch::NoGradGuard no_grad;
-    for (std::size_t i = 0; i < params.size(); ++i) {
-      c10::IValue value;
-      const auto key = "param_" + std::to_string(i);
-      if (!archive.try_read(key, value) || !value.isTensor()) {
-        throw ValueError(fmt::format("{} has no tensor '{}'", (folder / kModelFile).string(), key));
-      }
-      const auto saved = value.toTensor();
-      if (saved.sizes() != params[i].sizes()) {
-        throw ValueError(fmt::format("{} parameter {} has shape {}, but the config's model has {}",
-                                     folder.string(), i, describe_shape(saved),
-                                     describe_shape(params[i])));
-      }
-      params[i].copy_(saved);
+  const auto weights = read_archive(folder / kModelFile, "model file");
+  artifact.note = weights.fallback_note;
+  const auto vocab_size = weights.integer("vocab_size");
+  const auto model_config = weights.json("model_config");
+  const auto options = model_config_from_json(vocab_size, model_config);
+  if (fs::is_regular_file(folder / kConfigFile)) {
+    artifact.config = read_json(folder / kConfigFile);
+    const auto described = artifact.config.value("model_config", nlohmann::json());
+    if (model_config_json(model_config_from_json(vocab_size, described)) !=
+        model_config_json(options)) {
+      throw ValueError(fmt::format(
+          "{} describes the model {}, but {} holds {}; the files do not belong together: save the "
+          "artifact again",
+          (folder / kConfigFile).string(), described.dump(), weights.path().string(),
+          model_config.dump()));
     }
+  } else {
+    artifact.config = {{"model_config", model_config_json(options)}};
   }
-  artifact.model->to(device);
-  artifact.model->eval();
+  const auto saved = weights.tensors("params");
+  g2c::transformer::TransformerLM model(options);
+  const auto targets = python_ordered_parameters(*model);
+  check_fit(saved, targets, "parameter", weights,
+            fmt::format("the parameters do not fit the model its model_config describes ({}, "
+                        "vocab_size {}): save the artifact again",
+                        model_config.dump(), vocab_size));
+  copy_into(saved, targets);
+  model->to(device);
+  model->eval();
+  artifact.model = model;
   return artifact;
 }
 

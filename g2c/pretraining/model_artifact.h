@@ -1,13 +1,28 @@
-// Module 10 — model artifacts: a trained TransformerLM saved under a name and loaded back by it.
+// Module 10 — model artifacts: a trained TransformerLM saved under a name and loaded back by it,
+// in the Python edition's layout, so that a model trained in either edition loads in the other.
 //
 // clang-format off
 //   artifacts/models/<name>/
-//     model.pt        LibTorch archive: "vocab_size", "num_params", "param_<i>" in parameters() order
-//     config.json     {"model_config": {...}, "training_config": {...}}
+//     model.pt        an archive (archive.h; what torch.save writes) of the dict
+//                       {"vocab_size": V,
+//                        "model_config": {embedding_dim, num_layers, num_heads, max_seq_len,
+//                                         hidden_dim},   the Python TransformerLM's keywords;
+//                                                        hidden_dim the real width (4·D by default)
+//                        "params": [tensors in the Python TransformerLM.parameters() order]}
+//                     Python: torch.load(path, weights_only=True) reads it (the Python edition's
+//                     loader passes weights_only=False, which reads it too)
+//     config.json     {"model_config": {...the same...}, "training_config": {...}}
 //     manifest.json   name, module, source, tokenizer_artifact (by name), vocab_size, model_config,
 //                     training_config, seed, git_commit, created_at (UTC), steps_completed,
-//                     final_train_loss, final_val_loss, notes
+//                     final_train_loss, final_val_loss, notes, base_artifact (the artifact a
+//                     derived -SFT / -DPO model was tuned from; null for a base model),
+//                     parameter_count
 // clang-format on
+// The parameter order, block by block: token_embed.weight (V, D), pos_embed.weight
+// (max_seq_len, D); per block ln1 gamma, beta, attn q_proj W, b, k_proj W, b, v_proj W, b,
+// out_proj W, b, ln2 gamma, beta, ffn fc1 W, b, fc2 W, b; then ln_final gamma, beta and the head's
+// bias (V). Linear weights are W (in, out) in both editions. The model is rebuilt from model.pt
+// itself, and config.json, when present, must agree with it.
 // Each file is written atomically. A generator loads the model and its manifest, then the tokenizer
 // artifact the manifest names:
 //   auto artifact = load_model_artifact("ShakespeareLM-1M");
@@ -40,10 +55,21 @@ std::filesystem::path models_root();
 /// models_root()/<canonical name>.
 std::filesystem::path model_artifact_dir(std::string_view name);
 
-/// {"vocab_size", "embedding_dim", "num_layers", "num_heads", "max_seq_len", "hidden_dim"}.
+/// The Python TransformerLM's keyword arguments: {"embedding_dim", "num_layers", "num_heads",
+/// "max_seq_len", "hidden_dim"}, hidden_dim the real width (4·D when options.hidden_dim() is 0).
+/// vocab_size is not among them: the Python edition keeps it beside model_config.
+/// Example: (V 264, D 128, L 4, H 4, T 128) -> {"embedding_dim": 128, "num_layers": 4,
+/// "num_heads": 4, "max_seq_len": 128, "hidden_dim": 512}.
 nlohmann::json model_config_json(const g2c::transformer::TransformerLMOptions& options);
-/// The inverse; ValueError naming the missing or malformed key.
-g2c::transformer::TransformerLMOptions model_config_from_json(const nlohmann::json& config);
+/// The inverse, with the vocabulary size beside it. hidden_dim may be missing or null (4·D, as in
+/// the Python constructor). ValueError naming a missing, malformed or unknown key.
+g2c::transformer::TransformerLMOptions model_config_from_json(std::int64_t vocab_size,
+                                                              const nlohmann::json& config);
+
+/// The model's parameters in the Python TransformerLM.parameters() order (see above), looked up
+/// by name. Example: a model with L = 2 -> 37 tensors, token_embed.weight first, head.bias last.
+std::vector<torch::Tensor> python_ordered_parameters(
+    const g2c::transformer::TransformerLMImpl& model);
 
 /// What the manifest records besides the model itself.
 struct ModelArtifactInfo {
@@ -55,6 +81,9 @@ struct ModelArtifactInfo {
   std::optional<std::uint64_t> seed;
   TrainingHistory history;  // final losses and steps come from here
   std::string notes;
+  /// The artifact a derived model was tuned from (e.g. "StoryLM-30M" for "StoryLM-30M-SFT");
+  /// unset for a base model, written as null.
+  std::optional<std::string> base_artifact = std::nullopt;
 };
 
 /// Writes model.pt, config.json and manifest.json into `dir` (default model_artifact_dir(name)),
@@ -71,13 +100,15 @@ struct ModelArtifact {
   std::filesystem::path dir;
   g2c::transformer::TransformerLM model{nullptr};  // rebuilt from config.json, in eval mode
   nlohmann::json manifest;
-  nlohmann::json config;  // config.json
+  nlohmann::json config;  // config.json ({"model_config": ...} from model.pt when there is none)
+  std::string note;       // why model.pt.bak was read instead of model.pt; empty otherwise
 };
 
-/// Loads an artifact by name (or alias) or by folder path: rebuilds the TransformerLM from
-/// config.json and copies the saved parameters into it on `device`. ValueError when the artifact
-/// does not exist (saying which command makes it) or the saved parameters do not fit the config
-/// (count or shape, naming both).
+/// Loads an artifact by name (or alias) or by folder path, written by this edition or the Python
+/// one: rebuilds the TransformerLM from model.pt's vocab_size and model_config and copies the
+/// saved parameters into it on `device`. ValueError when the artifact does not exist (saying which
+/// command makes it), model.pt cannot be read, config.json disagrees with model.pt, or the saved
+/// parameters do not fit the config (count, shape or dtype, naming both).
 ModelArtifact load_model_artifact(const std::string& name_or_dir,
                                   torch::Device device = torch::Device(torch::kCPU));
 

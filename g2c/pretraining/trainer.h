@@ -106,10 +106,12 @@ struct TrainOptions {
 
 /// Everything a checkpoint file holds besides the tensors it restores in place.
 struct Checkpoint {
-  std::int64_t version = 1;
+  std::int64_t version = 2;
   nlohmann::json trainer;  // step, every hyper-parameter, optimizer_name
   TrainingHistory history;
-  nlohmann::json extra;  // whatever the caller stored (model config, tokenizer name, …)
+  nlohmann::json extra;        // whatever the caller stored (model config, tokenizer name, …)
+  std::filesystem::path path;  // the file read: `<path>.bak` when the checkpoint was not readable
+  std::string note;            // why `<path>.bak` was read (say it to the user); empty otherwise
 };
 
 class Trainer {
@@ -146,15 +148,18 @@ class Trainer {
   TrainingHistory train(const torch::Tensor& train_ids, const TrainOptions& options = {});
 
   /// Writes model parameters, optimizer state, generator state, step, hyper-parameters, history and
-  /// `extra` to one file, atomically: through a temporary file and a rename, with the previous
-  /// checkpoint kept as `<path>.bak`. A run killed mid-save leaves the last good checkpoint.
+  /// `extra` to one file (an archive, archive.h), atomically: through a temporary file and a
+  /// rename, with the previous checkpoint kept as `<path>.bak`. A run killed mid-save leaves the
+  /// last good checkpoint. `extra` is JSON (JSON has no NaN: non-finite numbers become null).
   void save_checkpoint(const std::filesystem::path& path, const TrainingHistory& history = {},
                        const nlohmann::json& extra = nlohmann::json::object()) const;
 
   /// Restores model parameters, optimizer state, step and (when this trainer has a generator)
   /// the generator state from a save_checkpoint file, and returns its history and extra. When
-  /// `path` is missing but `<path>.bak` exists, that is loaded. ValueError for a missing or
-  /// unreadable file, another parameter count or shape, or another optimizer (naming both).
+  /// `path` is missing or cannot be read (truncated, damaged) and `<path>.bak` can, that is loaded
+  /// and Checkpoint::note says so. Everything is read and checked before anything is restored: a
+  /// ValueError (a missing or unreadable file, another parameter count, shape or dtype, AdamW
+  /// moments that do not fit, another optimizer, naming both) leaves the trainer as it was.
   Checkpoint load_checkpoint(const std::filesystem::path& path);
 
   std::shared_ptr<g2c::nn::Module> model;
@@ -165,8 +170,8 @@ class Trainer {
   std::int64_t step = 0;  // steps completed; the next train_step runs step `step`
 };
 
-/// Reads a checkpoint file's metadata and history without a trainer (ValueError when it is not a
-/// readable checkpoint).
+/// Reads a checkpoint file's metadata and history without a trainer, falling back to
+/// `<path>.bak` like Trainer::load_checkpoint (ValueError when neither is a readable checkpoint).
 Checkpoint read_checkpoint(const std::filesystem::path& path);
 
 }  // namespace g2c::pretraining

@@ -1,9 +1,10 @@
 // Module 10 framework tests: a run interrupted mid-way and resumed from its checkpoint matches an
 // uninterrupted run bit for bit (losses, validation losses, parameters); checkpoint writes keep the
-// previous file as .bak and a missing checkpoint falls back to it; restore refuses another model
-// shape or optimizer; one train_step equals the same step written with LibTorch's own operators;
-// model artifacts load back by name, alias or folder with the same weights, and refuse a config
-// that does not fit them.
+// previous file as .bak (never a damaged one), and a missing or corrupt checkpoint falls back to
+// it, saying so (a corrupt one without a .bak is a clear ValueError); restore refuses another model
+// shape or optimizer, and a refused checkpoint (AdamW moments that do not fit) leaves the trainer
+// exactly as it was; one train_step equals the same step written with LibTorch's own operators.
+// Model artifacts and the archive format: artifact_checks.cpp.
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -13,15 +14,15 @@
 #include <vector>
 
 #include <torch/torch.h>
-#include <unistd.h>
 
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"
+#include "g2c/pretraining/archive.h"
 #include "g2c/pretraining/data.h"
-#include "g2c/pretraining/model_artifact.h"
 #include "g2c/pretraining/trainer.h"
 #include "g2c/transformer/transformer_lm.h"
 #include "one_thread.h"
+#include "pretraining_test_support.h"
 #include "torch_test.h"
 
 using Catch::Matchers::Contains;
@@ -31,41 +32,13 @@ using g2c::pretraining::TrainerOptions;
 using g2c::pretraining::TrainingHistory;
 using g2c::pretraining::TrainOptions;
 using g2c::testing::max_abs_diff;
-using g2c::transformer::TransformerLM;
-using g2c::transformer::TransformerLMOptions;
+using g2c::testing::model_with_seed;
+using g2c::testing::resumable_options;
+using g2c::testing::temporary_folder;
 
 namespace {
 
 [[maybe_unused]] const bool kOneThread = g2c::testing::use_one_intra_op_thread();
-
-TransformerLM model_with_seed(std::uint64_t seed, std::int64_t embedding_dim = 8) {
-  torch::manual_seed(seed);
-  return TransformerLM(TransformerLMOptions(/*vocab_size=*/12, embedding_dim, /*num_layers=*/1,
-                                            /*num_heads=*/2, /*max_seq_len=*/16));
-}
-
-/// AdamW with warmup, cosine, clipping and its own batch generator: everything a resume restores.
-TrainerOptions resumable_options(std::int64_t max_steps) {
-  return TrainerOptions(/*batch_size=*/4, /*context_length=*/6, max_steps, /*max_lr=*/3e-2)
-      .min_lr(1e-3)
-      .warmup_steps(3)
-      .weight_decay(0.01)
-      .grad_clip(0.5)
-      .eval_every(4)
-      .eval_iters(2)
-      .log_every(1)
-      .optimizer("adamw")
-      .device("cpu")
-      .generator(at::make_generator<at::CPUGeneratorImpl>(7));
-}
-
-std::filesystem::path temporary_folder(const std::string& name) {
-  const auto folder = std::filesystem::temp_directory_path() /
-                      ("g2c-framework-pretraining-" + name + "-" + std::to_string(::getpid()));
-  std::filesystem::remove_all(folder);
-  std::filesystem::create_directories(folder);
-  return folder;
-}
 
 struct StopRun : std::runtime_error {
   StopRun() : std::runtime_error("stopped by the test, as a Ctrl-C would") {}
@@ -215,76 +188,115 @@ TEST_CASE("train_step_matches_a_step_written_with_libtorch", "[trainer]") {
   CHECK(trainer.step == 1);
 }
 
-TEST_CASE("model_artifact_round_trip_by_name_and_by_folder", "[artifact]") {
-  const auto root = temporary_folder("artifacts");
-  ::setenv("G2C_ARTIFACTS_DIR", root.c_str(), /*overwrite=*/1);
-  auto model = model_with_seed(3);
-  TrainingHistory history;
-  history.step = {0, 9};
-  history.train_loss = {2.5, 2.0};
-  history.lr = {1e-3, 5e-4};
-  history.grad_norm = {0.0, 0.0};
-  history.val_step = {9};
-  history.val_loss = {2.1};
-  g2c::pretraining::ModelArtifactInfo info;
-  info.name = "ShakespeareLM-1M";
-  info.source = "tinyshakespeare.txt";
-  info.tokenizer_artifact = "ShakespeareTokenizer";
-  info.training_config = {{"max_steps", 10}};
-  info.seed = 0;
-  info.history = history;
-  const auto folder = g2c::pretraining::save_model_artifact(info, model);
-  CHECK(folder == root / "models" / "ShakespeareLM-1M");
+namespace {
 
-  // By alias, by name and by folder: the same weights, the manifest's fields.
-  for (const std::string& key :
-       std::vector<std::string>{"ShakespeareLM", "ShakespeareLM-1M", folder.string()}) {
-    INFO("loaded as " << key);
-    const auto artifact = g2c::pretraining::load_model_artifact(key);
-    const auto a = model->parameters();
-    const auto b = artifact.model->parameters();
-    REQUIRE(a.size() == b.size());
-    double difference = 0.0;
-    for (std::size_t i = 0; i < a.size(); ++i)
-      difference = std::max(difference, max_abs_diff(a[i], b[i]));
-    CHECK(difference == 0.0);
-    CHECK(artifact.manifest["tokenizer_artifact"] == "ShakespeareTokenizer");
-    CHECK(artifact.manifest["steps_completed"] == 10);
-    CHECK(artifact.manifest["final_train_loss"] == 2.0);
-    CHECK(artifact.manifest["final_val_loss"] == 2.1);
-    CHECK(artifact.manifest["vocab_size"] == 12);
-    CHECK(artifact.manifest["module"] == "module-10");
-    CHECK(artifact.manifest.contains("git_commit"));
-    CHECK(artifact.manifest.contains("created_at"));
-    CHECK(artifact.config["model_config"]["embedding_dim"] == 8);
-  }
-  // The rebuilt model computes what the saved one did.
-  const auto ids = torch::randint(0, 12, {2, 5}, torch::kLong);
-  auto loaded = g2c::pretraining::load_model_artifact("ShakespeareLM-1M");
-  ::unsetenv("G2C_ARTIFACTS_DIR");
-  std::filesystem::remove_all(root);
-  torch::NoGradGuard no_grad;
-  model->eval();
-  const auto difference = max_abs_diff(model->forward(ids), loaded.model->forward(ids));
-  std::cout << "largest |logit difference| saved vs loaded model = " << difference << "\n";
-  CHECK(difference == 0.0);
+/// Cuts a file to its first half: a write that never finished, a disk that filled up.
+void truncate_to_half(const std::filesystem::path& path) {
+  std::filesystem::resize_file(path, std::filesystem::file_size(path) / 2);
 }
 
-TEST_CASE("model_artifact_load_rejects_missing_or_mismatched", "[artifact]") {
-  const auto root = temporary_folder("artifacts-bad");
-  ::setenv("G2C_ARTIFACTS_DIR", root.c_str(), /*overwrite=*/1);
-  CHECK_THROWS_WITH(g2c::pretraining::load_model_artifact("ShakespeareLM"),
-                    Contains("10_pretrain") && Contains("ShakespeareLM"));
-  g2c::pretraining::ModelArtifactInfo info;
-  info.name = "Tiny";
-  const auto folder = g2c::pretraining::save_model_artifact(info, model_with_seed(0));
-  // A config that no longer matches the weights: D 16 instead of 8.
-  auto config = nlohmann::json::parse(g2c::read_file(folder / "config.json"));
-  config["model_config"]["embedding_dim"] = 16;
-  g2c::write_json_atomic(folder / "config.json", config);
-  CHECK_THROWS_AS(g2c::pretraining::load_model_artifact("Tiny"), g2c::ValueError);
-  CHECK_THROWS_WITH(g2c::pretraining::load_model_artifact("Tiny"),
-                    Contains("(12, 8)") && Contains("(12, 16)"));
-  ::unsetenv("G2C_ARTIFACTS_DIR");
-  std::filesystem::remove_all(root);
+/// Copies of everything load_checkpoint may change: parameters, AdamW moments, generator state.
+std::vector<torch::Tensor> restorable_state(const Trainer& trainer) {
+  std::vector<torch::Tensor> state;
+  for (const auto& p : trainer.model->parameters()) state.push_back(p.detach().clone());
+  const auto& adamw = dynamic_cast<const g2c::nn::AdamW&>(*trainer.optimizer);
+  for (const auto& m : adamw.m) state.push_back(m.clone());
+  for (const auto& v : adamw.v) state.push_back(v.clone());
+  state.push_back(trainer.options.generator()->get_state());
+  return state;
+}
+
+}  // namespace
+
+TEST_CASE("corrupt_checkpoint_resumes_from_its_bak_saying_so", "[checkpoint]") {
+  const auto path = temporary_folder("corrupt") / "run.ckpt";
+  const auto backup = std::filesystem::path(path.string() + ".bak");
+  Trainer trainer(model_with_seed(0), resumable_options(4));
+  trainer.step = 3;
+  trainer.save_checkpoint(path);
+  trainer.step = 4;
+  trainer.save_checkpoint(path);
+  truncate_to_half(path);
+
+  Trainer restarted(model_with_seed(1), resumable_options(4));
+  const auto checkpoint = restarted.load_checkpoint(path);
+  std::cout << "note: " << checkpoint.note << "\n";
+  CHECK(restarted.step == 3);
+  CHECK(checkpoint.path == backup);
+  CHECK_THAT(checkpoint.note,
+             Contains(path.string()) && Contains("cannot be read") && Contains(backup.string()));
+  double difference = 0.0;
+  const auto a = trainer.model->parameters();
+  const auto b = restarted.model->parameters();
+  for (std::size_t i = 0; i < a.size(); ++i)
+    difference = std::max(difference, max_abs_diff(a[i], b[i]));
+  CHECK(difference == 0.0);
+  CHECK(g2c::pretraining::read_checkpoint(path).trainer["step"] == 3);
+  // The next save replaces the damaged file and keeps the good .bak (the damaged one is not
+  // copied over it).
+  restarted.step = 5;
+  restarted.save_checkpoint(path);
+  CHECK(g2c::pretraining::read_checkpoint(path).trainer["step"] == 5);
+  CHECK(g2c::pretraining::read_checkpoint(backup).trainer["step"] == 3);
+  std::filesystem::remove_all(path.parent_path());
+}
+
+TEST_CASE("corrupt_checkpoint_without_bak_is_a_clear_value_error", "[checkpoint]") {
+  const auto path = temporary_folder("corrupt-alone") / "run.ckpt";
+  Trainer trainer(model_with_seed(0), resumable_options(4));
+  trainer.save_checkpoint(path);
+  REQUIRE_FALSE(std::filesystem::exists(path.string() + ".bak"));
+  truncate_to_half(path);
+  Trainer restarted(model_with_seed(1), resumable_options(4));
+  const auto before = restorable_state(restarted);
+  CHECK_THROWS_AS(restarted.load_checkpoint(path), g2c::ValueError);
+  CHECK_THROWS_WITH(restarted.load_checkpoint(path), Contains("cannot read checkpoint") &&
+                                                         Contains(path.string()) &&
+                                                         Contains("no " + path.string() + ".bak"));
+  CHECK_THROWS_WITH(g2c::pretraining::read_checkpoint(path), Contains("cannot read checkpoint"));
+  const auto after = restorable_state(restarted);
+  for (std::size_t i = 0; i < before.size(); ++i) CHECK(torch::equal(before[i], after[i]));
+  std::filesystem::remove_all(path.parent_path());
+}
+
+TEST_CASE("refused_checkpoint_leaves_the_trainer_as_it_was", "[checkpoint]") {
+  // A checkpoint whose model parameters fit but whose optimizer or generator state does not: the
+  // parameters come first in the file, and must not be copied before the rest has been checked.
+  const auto damage =
+      GENERATE(as<std::string>{}, "adamw_m shape", "adamw_v dtype", "generator_state size");
+  INFO("damaged: " << damage);
+  const auto path = temporary_folder("refused") / "run.ckpt";
+  Trainer trainer(model_with_seed(0), resumable_options(4));
+  torch::manual_seed(3);
+  trainer.train(torch::randint(0, 12, {200}, torch::kLong));  // moments and generator in use
+  trainer.save_checkpoint(path);
+
+  const std::string bytes = g2c::read_file(path);
+  auto dict = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())).toGenericDict();
+  const auto name = damage.substr(0, damage.find(' '));
+  if (name == "generator_state") {
+    dict.insert_or_assign(name, torch::zeros({3}, torch::kUInt8));
+  } else {
+    auto moments = dict.at(name).toList();
+    const auto last = moments.get(moments.size() - 1).toTensor();
+    moments.set(moments.size() - 1, damage.ends_with("shape") ? torch::zeros({last.numel() + 1})
+                                                              : last.to(torch::kLong));
+  }
+  g2c::pretraining::write_archive(path, dict);
+
+  Trainer restarted(model_with_seed(1), resumable_options(4).max_lr(0.5));
+  const auto before = restorable_state(restarted);
+  CHECK_THROWS_AS(restarted.load_checkpoint(path), g2c::ValueError);
+  try {
+    restarted.load_checkpoint(path);
+  } catch (const g2c::ValueError& error) {
+    std::cout << damage << ": " << error.what() << "\n";
+  }
+  const auto after = restorable_state(restarted);
+  REQUIRE(before.size() == after.size());
+  for (std::size_t i = 0; i < before.size(); ++i) CHECK(torch::equal(before[i], after[i]));
+  CHECK(restarted.step == 0);
+  CHECK(restarted.optimizer->lr == 0.5);
+  CHECK(dynamic_cast<const g2c::nn::AdamW&>(*restarted.optimizer).step_count == 0);
+  std::filesystem::remove_all(path.parent_path());
 }

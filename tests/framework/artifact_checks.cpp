@@ -1,0 +1,311 @@
+// Module 10 framework tests of the files both editions read: the archive format (every kind of
+// value survives a round trip, and the pickle carries no TorchScript type tags, so Python's
+// torch.load(weights_only=True) accepts it); model artifacts in the Python edition's layout
+// (model.pt = {vocab_size, model_config, params} with the Python constructor's keywords and the
+// Python parameters() order, config.json and manifest.json with base_artifact), loaded back by
+// name, alias or folder with the same weights, a file in that layout written without this
+// edition's saver loads, and what does not fit is refused naming both sides.
+// scripts/check_model_interop.py runs the same files through Python itself.
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "g2c/core/atomic_file.h"
+#include "g2c/core/errors.h"
+#include "g2c/pretraining/archive.h"
+#include "g2c/pretraining/build_info.h"
+#include "g2c/pretraining/model_artifact.h"
+#include "g2c/transformer/transformer_lm.h"
+#include "one_thread.h"
+#include "pretraining_test_support.h"
+#include "torch_test.h"
+
+using Catch::Matchers::Contains;
+using g2c::pretraining::ArchiveDict;
+using g2c::pretraining::TrainingHistory;
+using g2c::testing::max_abs_diff;
+using g2c::testing::model_with_seed;
+using g2c::testing::temporary_folder;
+using g2c::transformer::TransformerLM;
+using g2c::transformer::TransformerLMOptions;
+
+namespace {
+
+[[maybe_unused]] const bool kOneThread = g2c::testing::use_one_intra_op_thread();
+
+/// model.pt as the Python edition's save_model_artifact writes it, built key by key here rather
+/// than by save_model_artifact: {"vocab_size", "model_config", "params"}.
+ArchiveDict python_layout(const TransformerLM& model, const nlohmann::json& model_config) {
+  auto weights = g2c::pretraining::archive_dict();
+  weights.insert("vocab_size", model->vocab_size);
+  weights.insert("model_config", g2c::pretraining::to_archive_value(model_config));
+  weights.insert("params", g2c::pretraining::archive_tensors(model->parameters()));
+  return weights;
+}
+
+std::vector<std::string> keys_of(const c10::impl::GenericDict& dict) {
+  std::vector<std::string> keys;
+  for (const auto& entry : dict) keys.push_back(entry.key().toStringRef());
+  return keys;
+}
+
+c10::impl::GenericDict load_pickle(const std::filesystem::path& path) {
+  const std::string bytes = g2c::read_file(path);
+  return torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end())).toGenericDict();
+}
+
+}  // namespace
+
+TEST_CASE("archive_round_trip_keeps_every_kind_of_value", "[artifact]") {
+  const auto path = temporary_folder("archive") / "values.pt";
+  auto dict = g2c::pretraining::archive_dict();
+  dict.insert("int", std::int64_t{-7});
+  dict.insert("float", 0.25);
+  dict.insert("str", std::string("ShakespeareLM-1M"));
+  dict.insert("none", c10::IValue());
+  dict.insert("json", g2c::pretraining::to_archive_value(
+                          {{"flag", true}, {"list", {1, 2.5, "three"}}, {"nested", {{"a", 1}}}}));
+  torch::manual_seed(0);
+  const std::vector<torch::Tensor> tensors = {
+      torch::randn({3, 4}), torch::randn({5}, torch::kDouble), torch::arange(6).reshape({2, 3}),
+      torch::randn({4, 4}).t()};  // not contiguous
+  dict.insert("tensors", g2c::pretraining::archive_tensors(tensors));
+  dict.insert("nan", torch::tensor({1.0, std::nan("")}, torch::kDouble));
+  g2c::pretraining::write_archive(path, dict);
+
+  const auto view = g2c::pretraining::read_archive(path, "test file");
+  CHECK(view.integer("int") == -7);
+  CHECK(view.json("float") == 0.25);
+  CHECK(view.string("str") == "ShakespeareLM-1M");
+  CHECK(view.json("none").is_null());
+  CHECK(view.json("json") ==
+        nlohmann::json({{"flag", true}, {"list", {1, 2.5, "three"}}, {"nested", {{"a", 1}}}}));
+  const auto back = view.tensors("tensors");
+  REQUIRE(back.size() == tensors.size());
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    CHECK(back[i].scalar_type() == tensors[i].scalar_type());
+    CHECK(torch::equal(back[i], tensors[i]));
+  }
+  CHECK(std::isnan(view.tensor("nan")[1].item<double>()));
+  CHECK(view.fallback_note.empty());
+  CHECK_THROWS_WITH(view.integer("str"), Contains("'str' should be an int") &&
+                                             Contains("found the str 'ShakespeareLM-1M'"));
+  CHECK_THROWS_WITH(view.tensors("missing"), Contains("has no 'missing'"));
+  CHECK_THROWS_WITH(view.dict("json").dict("nested").string("a"),
+                    Contains("'json/nested/a' should be a str"));
+
+  // No TorchScript type tags in the pickle (torch::pickle_save writes restore_type_tag and
+  // build_tensorlist), which is what lets Python's weights_only loader accept the file.
+  const auto bytes = g2c::read_file(path);
+  CHECK(bytes.find("restore_type_tag") == std::string::npos);
+  CHECK(bytes.find("build_tensorlist") == std::string::npos);
+  CHECK(bytes.find("_rebuild_tensor_v2") != std::string::npos);
+  std::filesystem::remove_all(path.parent_path());
+}
+
+TEST_CASE("python_ordered_parameters_are_the_registration_order", "[artifact]") {
+  // The Python TransformerLM.parameters() order, looked up by name, is the order this edition
+  // registers its parameters in: checkpoints (parameters()) and model files agree.
+  torch::manual_seed(0);
+  TransformerLM model(TransformerLMOptions(/*vocab_size=*/11, /*embedding_dim=*/6,
+                                           /*num_layers=*/2, /*num_heads=*/3, /*max_seq_len=*/5)
+                          .hidden_dim(10));
+  const auto ordered = g2c::pretraining::python_ordered_parameters(*model);
+  const auto registered = model->parameters();
+  REQUIRE(ordered.size() == 37);
+  REQUIRE(ordered.size() == registered.size());
+  for (std::size_t i = 0; i < ordered.size(); ++i) {
+    INFO("parameter " << i);
+    CHECK(ordered[i].is_same(registered[i]));
+  }
+  CHECK(ordered.front().is_same(model->token_embed->weight));
+  CHECK(ordered[2].is_same(model->blocks[0]->ln1->gamma));
+  CHECK(ordered[4].sizes() == torch::IntArrayRef({6, 6}));    // q_proj.W (in, out)
+  CHECK(ordered[14].sizes() == torch::IntArrayRef({6, 10}));  // fc1.W (D, hidden)
+  CHECK(ordered.back().is_same(model->head_bias));
+}
+
+TEST_CASE("model_artifact_writes_the_python_layout", "[artifact]") {
+  const auto folder = temporary_folder("layout") / "StoryLM-5M-SFT";
+  torch::manual_seed(1);
+  TransformerLM model(TransformerLMOptions(/*vocab_size=*/11, /*embedding_dim=*/6,
+                                           /*num_layers=*/2, /*num_heads=*/3, /*max_seq_len=*/5));
+  g2c::pretraining::ModelArtifactInfo info;
+  info.name = "StoryLM-5M-SFT";
+  info.module = "module-13";
+  info.base_artifact = "StoryLM-5M";
+  g2c::pretraining::save_model_artifact(info, model, folder);
+
+  const nlohmann::json keywords = {{"embedding_dim", 6},
+                                   {"num_layers", 2},
+                                   {"num_heads", 3},
+                                   {"max_seq_len", 5},
+                                   {"hidden_dim", 24}};  // the real width, 4·D, never 0
+  const auto weights = load_pickle(folder / "model.pt");
+  CHECK(keys_of(weights) == std::vector<std::string>{"vocab_size", "model_config", "params"});
+  CHECK(weights.at("vocab_size").toInt() == 11);
+  const auto view = g2c::pretraining::read_archive(folder / "model.pt", "model file");
+  CHECK(view.json("model_config") == keywords);
+  const auto params = view.tensors("params");
+  const auto expected = g2c::pretraining::python_ordered_parameters(*model);
+  REQUIRE(params.size() == expected.size());
+  for (std::size_t i = 0; i < params.size(); ++i) CHECK(torch::equal(params[i], expected[i]));
+
+  const auto config = nlohmann::json::parse(g2c::read_file(folder / "config.json"));
+  CHECK(config["model_config"] == keywords);
+  const auto manifest = nlohmann::json::parse(g2c::read_file(folder / "manifest.json"));
+  CHECK(manifest["model_config"] == keywords);
+  CHECK(manifest["vocab_size"] == 11);
+  CHECK(manifest["base_artifact"] == "StoryLM-5M");
+  CHECK(manifest["module"] == "module-13");
+  for (const char* key :
+       {"name", "module", "source", "tokenizer_artifact", "vocab_size", "model_config",
+        "training_config", "seed", "git_commit", "created_at", "steps_completed",
+        "final_train_loss", "final_val_loss", "notes", "base_artifact"}) {
+    INFO("manifest key " << key);
+    CHECK(manifest.contains(key));
+  }
+  std::filesystem::remove_all(folder.parent_path());
+}
+
+TEST_CASE("model_artifact_loads_a_file_in_the_python_layout", "[artifact]") {
+  // What the Python edition writes: its own keys, model_config as the user passed it to the
+  // constructor (hidden_dim left out or None: 4·D), and a config.json beside it.
+  const auto model_config = GENERATE(
+      nlohmann::json{
+          {"embedding_dim", 8}, {"num_layers", 1}, {"num_heads", 2}, {"max_seq_len", 16}},
+      nlohmann::json{{"embedding_dim", 8},
+                     {"num_layers", 1},
+                     {"num_heads", 2},
+                     {"max_seq_len", 16},
+                     {"hidden_dim", nullptr}});
+  INFO("model_config " << model_config.dump());
+  const auto folder = temporary_folder("python-layout") / "ShakespeareLM-1M";
+  auto model = model_with_seed(5);
+  g2c::pretraining::write_archive(folder / "model.pt", python_layout(model, model_config));
+  g2c::write_json_atomic(folder / "config.json",
+                         {{"model_config", model_config}, {"training_config", {{"lr", 3e-4}}}});
+  g2c::write_json_atomic(folder / "manifest.json", {{"name", "ShakespeareLM-1M"},
+                                                    {"tokenizer_artifact", "ShakespeareTokenizer"},
+                                                    {"vocab_size", 12},
+                                                    {"model_config", model_config}});
+  auto artifact = g2c::pretraining::load_model_artifact(folder.string());
+  CHECK(artifact.model->hidden_dim == 32);
+  const auto ids = torch::randint(0, 12, {2, 7}, torch::kLong);
+  torch::NoGradGuard no_grad;
+  model->eval();
+  const auto difference = max_abs_diff(model->forward(ids), artifact.model->forward(ids));
+  std::cout << "largest |logit difference| written vs loaded (" << model_config.dump()
+            << ") = " << difference << "\n";
+  CHECK(difference == 0.0);
+  std::filesystem::remove_all(folder.parent_path());
+}
+
+TEST_CASE("model_artifact_round_trip_by_name_and_by_folder", "[artifact]") {
+  const auto root = temporary_folder("artifacts");
+  ::setenv("G2C_ARTIFACTS_DIR", root.c_str(), /*overwrite=*/1);
+  auto model = model_with_seed(3);
+  TrainingHistory history;
+  history.step = {0, 9};
+  history.train_loss = {2.5, 2.0};
+  history.lr = {1e-3, 5e-4};
+  history.grad_norm = {0.0, 0.0};
+  history.val_step = {9};
+  history.val_loss = {2.1};
+  g2c::pretraining::ModelArtifactInfo info;
+  info.name = "ShakespeareLM-1M";
+  info.source = "tinyshakespeare.txt";
+  info.tokenizer_artifact = "ShakespeareTokenizer";
+  info.training_config = {{"max_steps", 10}};
+  info.seed = 0;
+  info.history = history;
+  const auto folder = g2c::pretraining::save_model_artifact(info, model);
+  CHECK(folder == root / "models" / "ShakespeareLM-1M");
+
+  // By alias, by name and by folder: the same weights, the manifest's fields.
+  for (const std::string& key :
+       std::vector<std::string>{"ShakespeareLM", "ShakespeareLM-1M", folder.string()}) {
+    INFO("loaded as " << key);
+    const auto artifact = g2c::pretraining::load_model_artifact(key);
+    const auto a = model->parameters();
+    const auto b = artifact.model->parameters();
+    REQUIRE(a.size() == b.size());
+    double difference = 0.0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      difference = std::max(difference, max_abs_diff(a[i], b[i]));
+    CHECK(difference == 0.0);
+    CHECK(artifact.manifest["tokenizer_artifact"] == "ShakespeareTokenizer");
+    CHECK(artifact.manifest["steps_completed"] == 10);
+    CHECK(artifact.manifest["final_train_loss"] == 2.0);
+    CHECK(artifact.manifest["final_val_loss"] == 2.1);
+    CHECK(artifact.manifest["vocab_size"] == 12);
+    CHECK(artifact.manifest["module"] == "module-10");
+    CHECK(artifact.manifest["git_commit"] == std::string(g2c::pretraining::source_commit()));
+    CHECK(artifact.manifest.contains("created_at"));
+    CHECK(artifact.manifest["base_artifact"].is_null());
+    CHECK(artifact.config["model_config"]["embedding_dim"] == 8);
+    CHECK(artifact.note.empty());
+  }
+  // The rebuilt model computes what the saved one did.
+  const auto ids = torch::randint(0, 12, {2, 5}, torch::kLong);
+  auto loaded = g2c::pretraining::load_model_artifact("ShakespeareLM-1M");
+  ::unsetenv("G2C_ARTIFACTS_DIR");
+  std::filesystem::remove_all(root);
+  torch::NoGradGuard no_grad;
+  model->eval();
+  const auto difference = max_abs_diff(model->forward(ids), loaded.model->forward(ids));
+  std::cout << "largest |logit difference| saved vs loaded model = " << difference << "\n";
+  CHECK(difference == 0.0);
+}
+
+TEST_CASE("model_artifact_load_rejects_missing_or_mismatched", "[artifact]") {
+  const auto root = temporary_folder("artifacts-bad");
+  ::setenv("G2C_ARTIFACTS_DIR", root.c_str(), /*overwrite=*/1);
+  CHECK_THROWS_WITH(g2c::pretraining::load_model_artifact("ShakespeareLM"),
+                    Contains("10_pretrain") && Contains("ShakespeareLM"));
+  g2c::pretraining::ModelArtifactInfo info;
+  info.name = "Tiny";
+  const auto folder = g2c::pretraining::save_model_artifact(info, model_with_seed(0));
+
+  // A config.json that no longer matches model.pt: D 16 instead of 8.
+  const auto saved_config = g2c::read_file(folder / "config.json");
+  auto config = nlohmann::json::parse(saved_config);
+  config["model_config"]["embedding_dim"] = 16;
+  g2c::write_json_atomic(folder / "config.json", config);
+  CHECK_THROWS_AS(g2c::pretraining::load_model_artifact("Tiny"), g2c::ValueError);
+  CHECK_THROWS_WITH(g2c::pretraining::load_model_artifact("Tiny"),
+                    Contains("config.json") && Contains("\"embedding_dim\":16") &&
+                        Contains("\"embedding_dim\":8") && Contains("do not belong together"));
+  g2c::write_file_atomic(folder / "config.json", saved_config);
+
+  // A model.pt whose model_config no longer matches its parameters: shapes, naming both.
+  auto weights = python_layout(
+      model_with_seed(0),
+      {{"embedding_dim", 16}, {"num_layers", 1}, {"num_heads", 2}, {"max_seq_len", 16}});
+  g2c::pretraining::write_archive(folder / "model.pt", weights);
+  std::filesystem::remove(folder / "config.json");
+  CHECK_THROWS_WITH(g2c::pretraining::load_model_artifact("Tiny"),
+                    Contains("(12, 8)") && Contains("(12, 16)") && Contains("parameter 0"));
+
+  // The keys of an older g2c build (vocab_size inside model_config; a LibTorch archive).
+  weights = python_layout(model_with_seed(0), {{"vocab_size", 12},
+                                               {"embedding_dim", 8},
+                                               {"num_layers", 1},
+                                               {"num_heads", 2},
+                                               {"max_seq_len", 16}});
+  g2c::pretraining::write_archive(folder / "model.pt", weights);
+  CHECK_THROWS_WITH(g2c::pretraining::load_model_artifact("Tiny"),
+                    Contains("unknown key 'vocab_size'") && Contains("beside model_config"));
+  torch::serialize::OutputArchive old_format;
+  old_format.write("param_0", torch::zeros({2}));
+  old_format.save_to((folder / "model.pt").string());
+  CHECK_THROWS_WITH(g2c::pretraining::load_model_artifact("Tiny"),
+                    Contains("cannot read model file") && Contains("older g2c build"));
+  ::unsetenv("G2C_ARTIFACTS_DIR");
+  std::filesystem::remove_all(root);
+}
