@@ -10,7 +10,8 @@ namespace {
 /// (…, in) -> (…, out).
 torch::Tensor linear(const g2c::nn::LinearImpl& layer, const torch::Tensor& x) {
   auto sizes = x.sizes().vec();
-  const auto rows = x.reshape({-1, x.size(-1)});  // (N, in), N = product of the leading dims
+  // (N, in), N = product of the leading dims; a view when x is contiguous (one operation, not two)
+  const auto rows = x.is_contiguous() ? x.view({-1, x.size(-1)}) : x.reshape({-1, x.size(-1)});
   sizes.back() = layer.W.size(1);
   return torch::addmm(layer.b, rows, layer.W).view(sizes);  // (N, out) -> (…, out)
 }
@@ -26,6 +27,9 @@ torch::Tensor attention(const g2c::attention::MultiHeadAttentionImpl& attn, cons
                         g2c::attention::LayerKVCache* cache = nullptr) {
   const auto batch = x.size(0), length = x.size(1);
   auto split = [&](const torch::Tensor& t) {  // (B, T, D) -> (B, H, T, d)
+    // One position: (B, 1, H, d) and (B, H, 1, d) are the same numbers in the same order, so a
+    // view does what the transpose does, in one operation instead of two.
+    if (length == 1) return t.view({batch, attn.num_heads, 1, attn.head_dim});
     return t.view({batch, length, attn.num_heads, attn.head_dim}).transpose(1, 2);
   };
   const auto q = split(linear(*attn.q_proj, x));
@@ -40,8 +44,10 @@ torch::Tensor attention(const g2c::attention::MultiHeadAttentionImpl& attn, cons
   const auto mixed = at::scaled_dot_product_attention(
       q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0,
       /*is_causal=*/attn.causal && cache == nullptr);  // (B, H, T, d)
-  const auto merged =
-      mixed.transpose(1, 2).contiguous().view({batch, length, attn.embedding_dim});  // (B, T, D)
+  const auto merged = length == 1 && mixed.is_contiguous()
+                          ? mixed.view({batch, 1, attn.embedding_dim})  // the same, see split
+                          : mixed.transpose(1, 2).contiguous().view(
+                                {batch, length, attn.embedding_dim});  // (B, T, D)
   return linear(*attn.out_proj, merged);
 }
 
@@ -85,7 +91,7 @@ torch::Tensor FusedTransformerLMImpl::forward(const torch::Tensor& ids) {
 torch::Tensor FusedTransformerLMImpl::forward_cached(const torch::Tensor& ids, KVCache& cache) {
   const std::int64_t position = check_cached_step(ids, cache);  // where this token sits
   auto x = torch::embedding(token_embed->weight, ids) +
-           pos_embed->weight.narrow(/*dim=*/0, position, 1);  // (B, 1, D) + (1, D)
+           pos_embed->weight[position];  // (B, 1, D) + (D): the row of this position
   for (std::size_t l = 0; l < blocks.size(); ++l) {
     x = fused_block_forward_cached(*blocks[l], x, cache.layers[l]);  // appends to layer l's cache
   }
