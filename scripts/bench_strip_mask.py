@@ -5,13 +5,20 @@ model and training in idiomatic PyTorch, on this machine, one after the other.
     .venv/bin/python scripts/bench_strip_mask.py                  # the main job, 1000 steps
     .venv/bin/python scripts/bench_strip_mask.py --config random  # the control experiment
     options: --build build/reference  --steps N  --threads 2  --repeats 2  --no-pair
+             --path lesson|fused|both
 
 Both sides build the same model (token embedding + learned positions + one single-head attention
 layer + a linear head, initialised in the same order from the same seed), train it with the same
 optimizer on the same batches (TinyShakespeare ids from the ShakespeareTokenizer at vocabulary
 2048, windows drawn with generators seeded 1 and 2) and log the same way (the batch loss and a
-16-batch validation loss every 50 steps). PyTorch uses its fused pieces (nn.Linear, F.embedding,
-F.cross_entropy, torch.optim.AdamW); the C++ program uses the course's own modules.
+16-batch validation loss every 50 steps). Two comparisons, like with like (--path both, the
+default, runs the two):
+  lesson  07_strip_mask as a student runs it (the course's own modules: module 03's cross-entropy
+          as max-shift and log-sum-exp, module 03b's AdamW) against PyTorch computing the loss the
+          same way, with torch.optim.AdamW's loop over the parameters (foreach=False);
+  fused   07_strip_mask --fused (LibTorch's fused cross-entropy and AdamW, the attention still the
+          student's) against idiomatic PyTorch: F.cross_entropy and torch.optim.AdamW(fused=True).
+Both sides use nn.Linear-style layers and the same masked-softmax attention.
 
 Per run it prints the seconds of each side (C++ from its JSON: the whole loop, validation
 included; PyTorch timed the same way), the ratio PyTorch / C++ (> 1: C++ is faster) and both final
@@ -76,9 +83,14 @@ class TinyAttentionLM(torch.nn.Module):
             scores = scores.masked_fill(self.mask[:T, :T], float("-inf"))
         return self.head(self.o(torch.softmax(scores, dim=-1) @ v))
 
-    def loss(self, ids):  # every position but the last predicts the next token of the window
+    def loss(self, ids, fused):  # every position but the last predicts the next token of the window
         logits = self.forward(ids)[:, :-1]
-        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1))
+        rows, targets = logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1)
+        if fused:
+            return F.cross_entropy(rows, targets)
+        row_max = rows.max(dim=1, keepdim=True).values  # module 03's formula, written out
+        log_sum_exp = row_max.squeeze(1) + torch.log(torch.exp(rows - row_max).sum(dim=1))
+        return (log_sum_exp - rows.gather(1, targets.unsqueeze(1)).squeeze(1)).mean()
 
 
 def windows(stream, T, B, generator):
@@ -98,18 +110,20 @@ def python_run(config, streams, causal, batch_seed, steps, seed, threads, flush_
         optimizer = torch.optim.SGD(model.parameters(), lr=config["lr"])
     else:
         optimizer = torch.optim.AdamW(model.parameters(), lr=config["lr"],
-                                      weight_decay=config["weight_decay"])
+                                      weight_decay=config["weight_decay"],
+                                      **(dict(fused=True) if config["fused"] else dict(foreach=False)))
     batches = torch.Generator().manual_seed(batch_seed)
     val_generator = torch.Generator().manual_seed(VAL_SEED)
     validation = [windows(val, T, B, val_generator) for _ in range(VAL_BATCHES)]
     train_loss = val_loss = float("nan")
     start = time.perf_counter()
     for step in range(steps):
-        loss = model.loss(windows(train, T, B, batches))
+        loss = model.loss(windows(train, T, B, batches), config["fused"])
         if step % LOG_EVERY == 0 or step == steps - 1:
             train_loss = loss.item()
             with torch.no_grad():
-                val_loss = sum(model.loss(batch).item() for batch in validation) / VAL_BATCHES
+                val_loss = sum(model.loss(batch, config["fused"]).item()
+                               for batch in validation) / VAL_BATCHES
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
@@ -143,7 +157,7 @@ def load_streams(config, build):
 
 def cpp_command(program, args, out, extra):
     command = [program, "--steps", str(args.steps), "--seed", str(args.seed), "--out", out, "--quiet",
-               "--no-plot", "--sample-tokens", "0"] + extra
+               "--no-plot", "--sample-tokens", "0"] + extra + (["--fused"] if args.fused else [])
     return command + (["--data", "random"] if args.config == "random" else [])
 
 
@@ -171,6 +185,9 @@ def main():
                         help="intra-op threads of a run trained alone (default: 2)")
     parser.add_argument("--repeats", type=int, default=1, help="alternate C++ and PyTorch this many times; "
                         "the tables show medians")
+    parser.add_argument("--path", choices=("lesson", "fused", "both"), default="both",
+                        help="lesson: the course's formulas on both sides; fused: 07_strip_mask --fused "
+                        "against idiomatic PyTorch; both (default)")
     parser.add_argument("--no-pair", action="store_true", help="skip the side-by-side pair timings")
     parser.add_argument("--python-flush-denormal", action="store_true",
                         help="let PyTorch flush denormals to zero too, as the C++ exercises do "
@@ -179,8 +196,15 @@ def main():
     program = os.path.join(args.build, "bin", "07_strip_mask")
     if not os.path.exists(program):
         sys.exit(f"{program} not found: cmake --build --preset reference --target 07_strip_mask g2c-tokenizer")
-    config = dict(CONFIGS[args.config])
-    streams = load_streams(config, args.build)
+    streams = load_streams(dict(CONFIGS[args.config]), args.build)
+    for path in (("lesson", "fused") if args.path == "both" else (args.path,)):
+        args.fused = path == "fused"
+        config = dict(CONFIGS[args.config], V=2048 if args.config == "main" else 8, fused=args.fused)
+        compare(path, program, config, streams, args)
+
+
+def compare(path, program, config, streams, args):
+    """One path's table: the two runs on each side, then the pair."""
 
     cpp_seconds = {name: [] for name, _, _ in RUNS}
     py_seconds = {name: [] for name, _, _ in RUNS}
@@ -210,6 +234,10 @@ def main():
         pair["py_side_by_side"].append(time.perf_counter() - start)
 
     median = statistics.median
+    print()
+    print(f"path {path}: " + ("07_strip_mask --fused against idiomatic PyTorch" if args.fused else
+                              "07_strip_mask (the course's own code) against PyTorch computing the same "
+                              "loss and AdamW step by step"))
     print(f"strip-mask, {args.config} configuration (V {config['V']}, T {config['T']}, D {config['D']}, "
           f"B {config['B']}, {config['optimizer']}), {args.steps} steps per run, {args.threads} threads, "
           f"torch {torch.__version__}, median of {args.repeats}"

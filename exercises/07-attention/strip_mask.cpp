@@ -42,6 +42,7 @@ struct Config {
   std::int64_t sample_tokens;     // generated after the prompt, per model
   std::int64_t random_vocab = 8;  // --data random: ids uniform over this many
   std::int64_t random_tokens = 4096;
+  bool fused = false;  // the fast path: LibTorch's fused cross-entropy and AdamW (--fused)
 };
 
 /// Where every random draw of the experiment comes from.
@@ -132,7 +133,7 @@ struct Run {
 void train(Run& run, const Config& config, const g2c::exercises::Corpus& corpus, const Seeds& seeds,
            const g2c::exercises::ProgressSink& progress) {
   const auto optimizer = g2c::nn::make_optimizer(config.optimizer, run.model->parameters(),
-                                                 config.lr, config.weight_decay);
+                                                 config.lr, config.weight_decay, config.fused);
   g2c::exercises::WindowSampler batches(corpus.train, config.context_length, config.batch_size,
                                         TargetRule::kWithinWindow, run.batch_seed);
   const auto validation =
@@ -146,6 +147,7 @@ void train(Run& run, const Config& config, const g2c::exercises::Corpus& corpus,
           .log_every(config.log_every)
           .label(run.causal ? "causal" : "non-causal")
           .progress(progress)
+          .fused_kernels(config.fused)
           .files_to_check({"g2c/attention/self_attention.cpp (attention_weights)",
                            "g2c/embeddings/token_embedding.cpp", "g2c/embeddings/positional.cpp",
                            "g2c/nn/cross_entropy.cpp",
@@ -227,6 +229,7 @@ int main(int argc, char** argv) {
   std::string data = "tinyshakespeare", tokenizer = "bpe";
   std::int64_t bpe_vocab = 2048;
   bool sequential = false;
+  bool fused = false;
   Overrides overrides;
   g2c::exercises::add_common_options(app, options);
   app.add_option("--data", data, "tinyshakespeare, or random (the control experiment)")
@@ -255,8 +258,14 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--sequential", sequential,
                "Train the two runs one after the other instead of side by side (same results)");
+  app.add_flag(
+      "--fused", fused,
+      "Fast path: the loss and AdamW through LibTorch's fused kernels "
+      "(g2c/nn/fused_cross_entropy.h, g2c/nn/fused_adamw.h) instead of your module 03 code; "
+      "the attention stays yours");
   return g2c::run_cli(app, argc, argv, [&] {
-    const Config config = configure(data, tokenizer, bpe_vocab, overrides);
+    Config config = configure(data, tokenizer, bpe_vocab, overrides);
+    config.fused = fused;
     Seeds seeds;
     seeds.model = options.seed;
     const auto device = g2c::exercises::prepare(options);
@@ -330,6 +339,7 @@ int main(int argc, char** argv) {
                         {"embedding_dim", config.embedding_dim},
                         {"batch_size", config.batch_size},
                         {"optimizer", config.optimizer},
+                        {"fused_kernels", config.fused},
                         {"lr", config.lr},
                         {"weight_decay", config.weight_decay},
                         {"steps", config.steps},

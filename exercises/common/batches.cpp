@@ -5,6 +5,7 @@
 #include "g2c/core/errors.h"
 #include "g2c/core/shapes.h"
 #include "g2c/lm/batching.h"
+#include "g2c/nn/fused_cross_entropy.h"
 #include "g2c/nn/losses.h"
 
 namespace g2c::exercises {
@@ -50,7 +51,8 @@ std::vector<TokenBatch> WindowSampler::fixed(std::int64_t count, std::uint64_t s
   return batches;
 }
 
-torch::Tensor next_token_loss(const torch::Tensor& logits, const torch::Tensor& targets) {
+torch::Tensor next_token_loss(const torch::Tensor& logits, const torch::Tensor& targets,
+                              bool fused) {
   if (!logits.defined() || !targets.defined() || logits.dim() != 3 || targets.dim() != 2 ||
       targets.size(0) != logits.size(0) || targets.size(1) > logits.size(1)) {
     throw ValueError(fmt::format(
@@ -59,8 +61,10 @@ torch::Tensor next_token_loss(const torch::Tensor& logits, const torch::Tensor& 
         targets.defined() ? describe_shape(targets, {"B", "T'"}) : "undefined"));
   }
   const auto scored = logits.narrow(/*dim=*/1, /*start=*/0, targets.size(1));  // (B, T', V)
-  return g2c::nn::CrossEntropyLoss()(scored.reshape({-1, logits.size(2)}),     // (B·T', V)
-                                     targets.reshape({-1}));                   // (B·T')
+  const auto rows = scored.reshape({-1, logits.size(2)});                      // (B·T', V)
+  const auto flat_targets = targets.reshape({-1});                             // (B·T')
+  return fused ? g2c::nn::fused_cross_entropy(rows, flat_targets)
+               : g2c::nn::CrossEntropyLoss()(rows, flat_targets);
 }
 
 }  // namespace g2c::exercises

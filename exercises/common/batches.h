@@ -59,9 +59,10 @@ class WindowSampler {
   at::Generator generator_;
 };
 
-/// Mean next-token cross-entropy (module 03's CrossEntropyLoss) of logits (B, T, V) against
-/// targets (B, T') with T' <= T: positions 0 .. T' - 1 are scored, later ones are not.
-/// ValueError for mismatched shapes.
-torch::Tensor next_token_loss(const torch::Tensor& logits, const torch::Tensor& targets);
+/// Mean next-token cross-entropy (module 03's CrossEntropyLoss; with `fused`, the same loss by
+/// g2c::nn::fused_cross_entropy) of logits (B, T, V) against targets (B, T') with T' <= T:
+/// positions 0 .. T' - 1 are scored, later ones are not. ValueError for mismatched shapes.
+torch::Tensor next_token_loss(const torch::Tensor& logits, const torch::Tensor& targets,
+                              bool fused = false);
 
 }  // namespace g2c::exercises

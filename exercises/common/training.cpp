@@ -88,15 +88,16 @@ std::string diagnose(g2c::nn::Module& model, const TokenBatch& batch, std::int64
 
 }  // namespace
 
-double mean_loss(g2c::nn::Module& model, const std::vector<TokenBatch>& batches) {
+double mean_loss(g2c::nn::Module& model, const std::vector<TokenBatch>& batches, bool fused) {
   if (batches.empty()) throw ValueError("mean_loss needs at least one batch");
   torch::NoGradGuard no_grad;
   model.eval();
   const auto device = model.device();
   double total = 0.0;
   for (const auto& batch : batches) {
-    total += next_token_loss(model.forward(batch.inputs.to(device)), batch.targets.to(device))
-                 .item<double>();
+    total +=
+        next_token_loss(model.forward(batch.inputs.to(device)), batch.targets.to(device), fused)
+            .item<double>();
   }
   return total / static_cast<double>(batches.size());
 }
@@ -133,7 +134,7 @@ TrainResult train_language_model(g2c::nn::Module& model, g2c::nn::Optimizer& opt
     model.train();
     const auto batch = batches.next();
     const auto inputs = batch.inputs.to(device), targets = batch.targets.to(device);
-    const auto loss = next_token_loss(model.forward(inputs), targets);
+    const auto loss = next_token_loss(model.forward(inputs), targets, options.fused_kernels());
     const double value = loss.item<double>();
     if (!std::isfinite(value)) stop_diverged(model, batch, value, step, options);
 
@@ -142,7 +143,7 @@ TrainResult train_language_model(g2c::nn::Module& model, g2c::nn::Optimizer& opt
       result.train_loss.push_back(value);
       if (!validation.empty()) {
         const auto eval_start = Clock::now();
-        const double val = mean_loss(model, validation);
+        const double val = mean_loss(model, validation, options.fused_kernels());
         result.eval_seconds += seconds_since(eval_start);
         model.train();
         if (!std::isfinite(val)) stop_diverged(model, validation[0], val, step, options);

@@ -54,6 +54,8 @@ struct LoopOptions {
   /// The student files a non-finite loss most likely comes from, named in the message
   /// ("g2c/attention/self_attention.cpp").
   TORCH_ARG(std::vector<std::string>, files_to_check) = {};
+  /// The fast path's loss (g2c/nn/fused_cross_entropy.h) instead of the course's CrossEntropyLoss.
+  TORCH_ARG(bool, fused_kernels) = false;
 };
 
 /// What a run measured. Losses are next-token cross-entropies in nats.
@@ -85,7 +87,9 @@ TrainResult train_language_model(g2c::nn::Module& model, g2c::nn::Optimizer& opt
                                  WindowSampler& batches, const std::vector<TokenBatch>& validation,
                                  const LoopOptions& options);
 
-/// Mean next_token_loss of `model` over `batches`, without gradients, in eval() mode.
-double mean_loss(g2c::nn::Module& model, const std::vector<TokenBatch>& batches);
+/// Mean next_token_loss of `model` over `batches` (the fused loss with `fused`), without
+/// gradients, in eval() mode.
+double mean_loss(g2c::nn::Module& model, const std::vector<TokenBatch>& batches,
+                 bool fused = false);
 
 }  // namespace g2c::exercises

@@ -8,6 +8,7 @@
 #include "g2c/core/errors.h"
 #include "g2c/nn/activations.h"
 #include "g2c/nn/device.h"
+#include "g2c/nn/fused_cross_entropy.h"
 #include "g2c/nn/linear.h"
 #include "g2c/nn/losses.h"
 #include "g2c/nn/optim.h"
@@ -56,6 +57,27 @@ TEST_CASE("cross_entropy_matches_functional_including_extreme_logits", "[nn]") {
   INFO("scale " << scale << ", max |difference| = " << max_abs_diff(actual, expected));
   CHECK(std::isfinite(actual.item<double>()));
   CHECK(close(actual, expected, 1e-4 * scale, 1e-5));
+}
+
+// The fast path (g2c/nn/fused_cross_entropy.h) against the course's loss: the same value and the
+// same gradient, for ordinary and extreme logits, and the same refusals.
+TEST_CASE("fused_cross_entropy_matches_the_course_cross_entropy", "[nn]") {
+  torch::manual_seed(31);
+  const double scale = GENERATE(1.0, 1000.0);
+  const auto logits = (scale * torch::randn({16, 50}, torch::kDouble)).requires_grad_();
+  const auto fused_logits = logits.detach().clone().requires_grad_();
+  const auto targets = torch::randint(0, 50, {16}, torch::kLong);
+  const auto course = CrossEntropyLoss()(logits, targets);
+  const auto fused = fused_cross_entropy(fused_logits, targets);
+  course.backward();
+  fused.backward();
+  INFO("logits of scale " << scale << ": loss " << course.item<double>() << " vs "
+                          << fused.item<double>());
+  CHECK(close(fused, course, 1e-9 * scale));
+  CHECK(close(fused_logits.grad(), logits.grad(), 1e-12));
+  CHECK_THROWS_AS(fused_cross_entropy(torch::zeros({2, 3}), torch::tensor({0})), g2c::ValueError);
+  CHECK_THROWS_AS(fused_cross_entropy(torch::zeros({2, 3, 4}), torch::tensor({0, 1})),
+                  g2c::ValueError);
 }
 
 TEST_CASE("cross_entropy_rejects_bad_shapes", "[nn]") {
