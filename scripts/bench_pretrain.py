@@ -417,7 +417,7 @@ def main():
     D, L = MODEL["embedding_dim"], MODEL["num_layers"]
     setup = {
         "train": train, "val": val,
-        "model": dict(vocab_size=V, **MODEL, hidden_dim=0, hidden=4 * D),  # hidden_dim 0: 4·D
+        "model": dict(vocab_size=V, **MODEL, hidden_dim=4 * D, hidden=4 * D),
         "training": {"batch_size": preset["batch_size"], "context_length": preset["context_length"],
                      "max_steps": args.steps, "optimizer": "adamw", "max_lr": OPTIMIZER["max_lr"],
                      "min_lr": OPTIMIZER["min_lr"], "warmup_steps": preset["warmup_steps"],

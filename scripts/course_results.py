@@ -178,7 +178,7 @@ def command_grade(build, junit, out_dir, count_scaffold=False):
         results.append({"name": test.name, "score": 1 if passed else 0, "max_score": 1,
                         "status": "passed" if passed else "failed",
                         "output": "" if passed else test.output.strip()[-2000:]})
-    scored = "every course test" if count_scaffold else "tests your code turns green"
+    scored = "course test" if count_scaffold else "test your code turns green"
     print(f"{'module':<8}{'passed/total':>14}{'points':>10}{'scaffold (not scored)':>24}")
     total_passed = total = given = given_total = 0
     for module, row in modules.items():

@@ -2,15 +2,14 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <ctime>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "g2c/core/atomic_file.h"
+#include "g2c/core/clock.h"
 #include "g2c/core/errors.h"
 #include "g2c/pretraining/archive.h"
 #include "g2c/pretraining/build_info.h"
@@ -27,13 +26,6 @@ constexpr const char* kManifestFile = "manifest.json";
 // The Python TransformerLM's keyword arguments besides vocab_size, in its constructor's order.
 constexpr std::array<const char*, 5> kModelConfigKeys = {"embedding_dim", "num_layers", "num_heads",
                                                          "max_seq_len", "hidden_dim"};
-
-std::string utc_now() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  return stamp;
-}
 
 nlohmann::json last_or_null(const std::vector<double>& values) {
   return values.empty() || !std::isfinite(values.back()) ? nlohmann::json(nullptr)
@@ -173,7 +165,7 @@ fs::path save_model_artifact(const ModelArtifactInfo& info,
       {"training_config", info.training_config},
       {"seed", info.seed ? nlohmann::json(*info.seed) : nlohmann::json(nullptr)},
       {"git_commit", source_commit()},
-      {"created_at", utc_now()},
+      {"created_at", g2c::utc_timestamp()},
       {"steps_completed", h.step.empty() ? 0 : h.step.back() + 1},
       {"final_train_loss", last_or_null(h.train_loss)},
       {"final_val_loss", last_or_null(h.val_loss)},
