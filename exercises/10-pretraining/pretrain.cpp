@@ -44,7 +44,7 @@ struct Preset {
   std::int64_t checkpoint_every;
 };
 
-// smoke: seconds, for scripts/smoke_10.sh. cpu: the default, about 6 minutes on a 2-core CPU
+// smoke: seconds, for scripts/smoke_10.sh. cpu: the default, about 4 minutes on a 2-core CPU
 // (measured with --threads 1). course: the lesson's run (notebook exercise 2), for a GPU.
 const std::map<std::string, Preset> kPresets = {
     {"smoke",
@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_option(
          "--preset", config.preset,
-         "smoke (seconds), cpu (1,000 steps, about 6 min on 2 cores) or course (10,000 steps, GPU)")
+         "smoke (seconds), cpu (1,000 steps, about 4 min on 2 cores) or course (10,000 steps, GPU)")
       ->check(CLI::IsMember({"smoke", "cpu", "course"}))
       ->capture_default_str();
   app.add_flag("--resume", config.resume,
