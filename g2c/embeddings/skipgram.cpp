@@ -2,6 +2,8 @@
 #include "g2c/embeddings/skipgram.h"
 
 #include "g2c/core/errors.h"
+#include "g2c/nn/losses.h"  // module 03's CrossEntropyLoss
+#include "g2c/nn/optim.h"   // module 03's SGD
 
 namespace g2c::embeddings {
 
@@ -27,8 +29,8 @@ std::vector<double> train_skipgram(SkipGramEmbeddingModel& model, const torch::T
                                    std::int64_t batch_size, double lr,
                                    std::optional<at::Generator> generator) {
   // TODO: check_training_inputs(...); then each step: draw batch_size random pair indices with
-  // generator, cross-entropy of model(centers[batch]) against contexts[batch], an SGD step with
-  // lr; return every step's loss.
+  // generator, module 03's cross-entropy (g2c::nn::CrossEntropyLoss) of model(centers[batch])
+  // against contexts[batch], a step of module 03's g2c::nn::SGD with lr; return every step's loss.
   throw g2c::todo("train_skipgram", "g2c/embeddings/skipgram.cpp", "05");
 }
 
