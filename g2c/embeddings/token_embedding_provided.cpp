@@ -20,13 +20,14 @@ void check_ids(const torch::Tensor& ids, const char* what, std::int64_t upper_bo
   if (ids.numel() == 0) return;
   // Both bounds in one pass, and on a GPU in one read: each read from the device waits for its
   // queue to drain.
-  const auto [min, max] = torch::aminmax(ids);
-  const auto bounds = ids.is_cpu() ? std::pair{min, max} : [&] {
+  auto [min, max] = torch::aminmax(ids);
+  if (!ids.is_cpu()) {
     const auto both = torch::stack({min, max}).cpu();  // (2)
-    return std::pair{both[0], both[1]};
-  }();
-  const auto low = bounds.first.item<std::int64_t>();
-  const auto high = bounds.second.item<std::int64_t>();
+    min = both[0];
+    max = both[1];
+  }
+  const auto low = min.item<std::int64_t>();
+  const auto high = max.item<std::int64_t>();
   if (low < 0 || high >= upper_bound) {
     throw ValueError(fmt::format("{} must lie in [0, {}={}), got values from {} to {}", what,
                                  bound_name, upper_bound, low, high));
