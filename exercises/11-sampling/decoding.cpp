@@ -1,5 +1,5 @@
 // Exercise 11 — what the decoding knobs do. A small TransformerLM trained for a short while on
-// TinyShakespeare (ShakespeareTokenizer ids) predicts the next token after a probe text; the
+// TinyShakespeare (ShakespeareTokenizer ids) by module 10's Trainer predicts the next token after a probe text; the
 // program shows that distribution sorted by probability before and after each warper
 // (temperature, top-k, top-p), then generates samples with several settings, from greedy to hot.
 // Random weights would show nothing: the point is how the warpers reshape a real distribution.
@@ -16,11 +16,9 @@
 #include "exercises/common/data.h"
 #include "exercises/common/generation.h"
 #include "exercises/common/tensor_json.h"
-#include "exercises/common/training.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/progress.h"
-#include "g2c/nn/losses.h"
-#include "g2c/nn/optim.h"
+#include "g2c/pretraining/trainer.h"
 #include "g2c/sampling/generate.h"
 #include "g2c/transformer/transformer_lm.h"
 
@@ -35,7 +33,7 @@ struct Config {
   std::int64_t num_heads = 4;
   std::int64_t context_length = 64;  // also the model's max_seq_len
   std::int64_t batch_size = 16;
-  double lr = 3e-3;  // AdamW; a short run needs a brisk rate
+  double lr = 3e-3;  // AdamW's peak; a short run needs a brisk rate
   double weight_decay = 0.01;
   std::int64_t log_every = 50;
   std::string probe = "ROMEO:\nI will";  // whose next-token distribution is inspected
@@ -82,37 +80,61 @@ std::vector<std::int64_t> to_vector(const torch::Tensor& ids) {
   return {flat.data_ptr<std::int64_t>(), flat.data_ptr<std::int64_t>() + flat.numel()};
 }
 
-/// Trains `model` with AdamW on random next-token windows of the corpus's training ids, through the
-/// exercises' one training loop; returns the logged curve and the final validation loss.
+/// The warmup of a run of `steps`: a tenth of it, at most 30 steps.
+std::int64_t warmup_steps(std::int64_t steps) { return std::min<std::int64_t>(30, steps / 10); }
+
+/// Trains `model` through module 10's Trainer: AdamW, a short warmup then a cosine from `lr` to a
+/// tenth of it, clipping at 1.0, random next-token windows of the corpus's training ids, the
+/// validation loss every log_every steps. Returns the logged curves and the final validation loss.
 nlohmann::json train(g2c::transformer::TransformerLM& model, const g2c::exercises::Corpus& corpus,
-                     const Config& config, const g2c::exercises::CommonOptions& options) {
-  using g2c::exercises::TargetRule;
-  using g2c::exercises::WindowSampler;
-  g2c::nn::AdamW optimizer(model->parameters(), config.lr, {0.9, 0.999}, 1e-8, config.weight_decay);
-  WindowSampler batches(corpus.train, config.context_length, config.batch_size,
-                        TargetRule::kNextToken, /*seed=*/options.seed + 1);
-  const auto validation =
-      WindowSampler(corpus.val, config.context_length, config.batch_size, TargetRule::kNextToken,
-                    /*seed=*/options.seed + 2)
-          .fixed(/*count=*/10, /*seed=*/options.seed + 2);
-  const auto run = g2c::exercises::train_language_model(
-      *model, optimizer, batches, validation,
-      g2c::exercises::LoopOptions()
-          .steps(options.steps)
-          .log_every(config.log_every)
-          .label("training")
-          .show_progress(!options.quiet)
-          .files_to_check({"g2c/transformer/transformer_lm.cpp", "g2c/transformer/block.cpp"}));
+                     const Config& config, const g2c::exercises::CommonOptions& options,
+                     const torch::Device& device) {
+  using g2c::pretraining::Trainer;
+  using g2c::pretraining::TrainerOptions;
+  Trainer trainer(model, TrainerOptions(config.batch_size, config.context_length, options.steps,
+                                        config.lr)
+                             .min_lr(config.lr / 10)
+                             .warmup_steps(warmup_steps(options.steps))
+                             .weight_decay(config.weight_decay)
+                             .grad_clip(1.0)
+                             .eval_every(config.log_every)
+                             .eval_iters(10)
+                             .log_every(config.log_every)
+                             .generator(at::make_generator<at::CPUGeneratorImpl>(options.seed + 1))
+                             .device(device.str())
+                             .optimizer("adamw"));
+  std::fflush(stdout);  // the lines above before the progress line, in a log file too
+  g2c::Progress progress("training", options.steps, !options.quiet);
+  const auto start = std::chrono::steady_clock::now();
+  const auto history = trainer.train(
+      corpus.train,
+      g2c::pretraining::TrainOptions().val_ids(corpus.val).on_log(
+          [&](const g2c::pretraining::LogEvent& event) {
+            if (!std::isfinite(event.train_loss)) {
+              throw g2c::TrainingDiverged(fmt::format(
+                  "the training loss stopped being finite at step {} (lr {:.2e}, grad norm {}); "
+                  "check g2c/pretraining/trainer.cpp and g2c/transformer/, or lower the rate",
+                  event.step, event.lr, event.grad_norm));
+            }
+            std::string metrics = fmt::format("loss {:.3f}", event.train_loss);
+            if (event.val_loss) metrics += fmt::format(" val {:.3f}", *event.val_loss);
+            progress.update(event.step + 1, metrics);
+          }));
+  progress.finish();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double val_loss = history.val_loss.empty() ? NAN : history.val_loss.back();
   const double ln_vocab = std::log(static_cast<double>(config.vocab));
   fmt::print(
       "trained {} steps in {:.1f}s: train loss {:.3f}, validation loss {:.3f} (ln V = {:.3f})\n",
-      options.steps, run.wall_seconds, run.final_train_loss, run.final_val_loss.value_or(NAN),
-      ln_vocab);
-  return {{"steps", run.steps},
-          {"train_loss", run.train_loss},
-          {"val_loss", run.final_val_loss.value_or(NAN)},
-          {"val_curve", run.val_loss},
-          {"seconds", run.wall_seconds},
+      options.steps, seconds, history.train_loss.back(), val_loss, ln_vocab);
+  return {{"steps", history.step},
+          {"train_loss", history.train_loss},
+          {"lr", history.lr},
+          {"val_loss", val_loss},
+          {"val_steps", history.val_step},
+          {"val_curve", history.val_loss},
+          {"seconds", seconds},
           {"ln_vocab", ln_vocab}};
 }
 
@@ -163,7 +185,7 @@ int main(int argc, char** argv) {
     model->to(device);
     std::int64_t parameters = 0;
     for (const auto& p : model->parameters()) parameters += p.numel();
-    const auto training = train(model, corpus, config, options);
+    const auto training = train(model, corpus, config, options, device);
 
     // The next-token distribution after the probe, before and after each warper.
     const auto probe_ids = tokenizer.encode(config.probe);
@@ -266,6 +288,9 @@ int main(int argc, char** argv) {
                         {"batch_size", config.batch_size},
                         {"optimizer", "adamw"},
                         {"lr", config.lr},
+                        {"min_lr", config.lr / 10},
+                        {"warmup_steps", warmup_steps(options.steps)},
+                        {"grad_clip", 1.0},
                         {"weight_decay", config.weight_decay},
                         {"steps", options.steps},
                         {"log_every", config.log_every},
