@@ -27,13 +27,29 @@ while IFS= read -r path; do
   fi
 done < <(find g2c/solutions -name '*.cpp' | sort)
 # One naming rule for what is implemented for you: <concept>_provided.cpp is the provided half of
-# <concept>.h, beside it; a file with no student half is named for its concept alone.
+# <concept>.h, beside it, and <concept>_<part>_provided.cpp a further provided piece of it (the
+# Trainer's checkpoints, the tokenizer's fast paths); a file with no student half is named for its
+# concept alone.
 while IFS= read -r path; do
-  header="${path%_provided.cpp}.h"
-  if [[ ! -f "$header" ]]; then
-    echo "naming: $path has no $header (X_provided.cpp implements X.h)"
+  stem="${path%_provided.cpp}"
+  while [[ ! -f "$stem.h" && "$(basename "$stem")" == *_* ]]; do stem="${stem%_*}"; done
+  if [[ ! -f "$stem.h" ]]; then
+    echo "naming: $path implements no header beside it (X_provided.cpp or X_part_provided.cpp implements X.h)"
     problems=$((problems + 1))
   fi
 done < <(find g2c -path g2c/solutions -prune -o -name '*_provided.cpp' -print | sort)
+# In a course package (a folder with student files) every other file is one of those two kinds.
+while IFS= read -r folder; do
+  while IFS= read -r path; do
+    file="${path#g2c/}"
+    file="${file%.cpp}"
+    [[ "$path" == *_provided.cpp ]] && continue
+    printf '%s\n' "${listed[@]}" | grep -qx "$file" && continue
+    if [[ ! -f "${path%.cpp}.h" ]]; then
+      echo "naming: $path is neither a student file, nor X_provided.cpp, nor the X.cpp of an X.h"
+      problems=$((problems + 1))
+    fi
+  done < <(find "g2c/$folder" -maxdepth 1 -name '*.cpp' | sort)
+done < <(printf '%s\n' "${listed[@]}" | cut -d/ -f1 | sort -u)
 echo "checks: $(( ${#listed[@]} - problems < 0 ? 0 : ${#listed[@]} - problems )) passed, ${problems} failed, 0 skipped"
 ((problems == 0))
