@@ -11,7 +11,7 @@
 
 #include <cstdint>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 #include "g2c/attention/layer_kv_cache.h"
 #include "g2c/nn/linear.h"

@@ -5,7 +5,7 @@
 
 #include <utility>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 namespace g2c::attention {
 

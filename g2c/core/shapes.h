@@ -4,7 +4,7 @@
 #include <initializer_list>
 #include <string>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 namespace g2c {
 

@@ -16,7 +16,7 @@
 #include <ostream>
 #include <utility>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 #include "g2c/nn/module.h"
 

@@ -12,7 +12,7 @@
 #include <ostream>
 #include <vector>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 #include "g2c/embeddings/token_embedding.h"
 #include "g2c/nn/linear.h"

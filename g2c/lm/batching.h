@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <optional>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 namespace g2c::lm {
 

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 #include "g2c/lm/language_model.h"
 

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 #include "g2c/nn/module.h"
 

@@ -10,7 +10,9 @@
 
 #include <cstdint>
 
-#include <torch/torch.h>
+#include <torch/nn/modules/embedding.h>
+
+#include "g2c/core/torch.h"
 
 #include "g2c/lm/language_model.h"
 #include "g2c/nn/linear.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 #include "g2c/lm/language_model.h"
 

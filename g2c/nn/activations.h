@@ -1,7 +1,7 @@
 // Element-wise nonlinearities. None of them has parameters.
 #pragma once
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 #include "g2c/nn/module.h"
 

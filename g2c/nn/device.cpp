@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include <fmt/format.h>
+#include <torch/cuda.h>
 #include <torch/mps.h>
 
 #include "g2c/core/errors.h"

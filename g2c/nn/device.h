@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 namespace g2c::nn {
 

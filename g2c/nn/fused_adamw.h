@@ -16,7 +16,7 @@
 
 #include <vector>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 #include "g2c/nn/optim.h"
 

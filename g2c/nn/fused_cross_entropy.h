@@ -10,7 +10,7 @@
 // check in tests/framework/nn_oracles.cpp proves it equals the course's loss.
 #pragma once
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 namespace g2c::nn {
 

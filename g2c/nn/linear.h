@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 #include "g2c/nn/module.h"
 

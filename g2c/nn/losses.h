@@ -1,7 +1,7 @@
 // Loss functions. They hold no parameters, so they are plain callables, not modules.
 #pragma once
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 namespace g2c::nn {
 

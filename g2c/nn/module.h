@@ -9,7 +9,7 @@
 // Every layer takes one tensor and returns one, so Sequential can chain any of them.
 #pragma once
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 namespace g2c::nn {
 

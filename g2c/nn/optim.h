@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 namespace g2c::nn {
 

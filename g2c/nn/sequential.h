@@ -5,7 +5,7 @@
 #include <memory>
 #include <vector>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 #include "g2c/nn/module.h"
 

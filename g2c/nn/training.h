@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 #include "g2c/nn/linear.h"
 #include "g2c/nn/losses.h"

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <torch/csrc/jit/serialization/export.h>
 #include <torch/csrc/jit/serialization/pickler.h>
+#include <torch/serialize.h>
 
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"

@@ -22,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include <torch/torch.h>
 #include <nlohmann/json.hpp>
+#include "g2c/core/torch.h"
 
 namespace g2c::pretraining {
 

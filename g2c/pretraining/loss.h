@@ -7,7 +7,7 @@
 // An untrained model spreads its probability evenly, so its loss starts near ln V (ln 264 = 5.58).
 #pragma once
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 namespace g2c::pretraining {
 

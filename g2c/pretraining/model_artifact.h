@@ -36,8 +36,8 @@
 #include <string>
 #include <string_view>
 
-#include <torch/torch.h>
 #include <nlohmann/json.hpp>
+#include "g2c/core/torch.h"
 
 #include "g2c/pretraining/trainer.h"
 #include "g2c/transformer/transformer_lm.h"

@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include <torch/torch.h>
 #include <nlohmann/json.hpp>
+#include "g2c/core/torch.h"
 
 #include "g2c/nn/module.h"
 #include "g2c/nn/optim.h"

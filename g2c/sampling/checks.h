@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 #include "g2c/sampling/generate.h"
 #include "g2c/transformer/transformer_lm.h"

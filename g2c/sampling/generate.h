@@ -31,7 +31,7 @@
 #include <functional>
 #include <optional>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 #include "g2c/sampling/warpers.h"
 #include "g2c/transformer/transformer_lm.h"

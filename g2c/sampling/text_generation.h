@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 #include "g2c/pretraining/model_artifact.h"
 #include "g2c/sampling/generate.h"

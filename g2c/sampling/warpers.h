@@ -16,7 +16,7 @@
 
 #include <cstdint>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 namespace g2c::sampling {
 

@@ -9,7 +9,7 @@
 
 #include <vector>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 namespace g2c::training {
 

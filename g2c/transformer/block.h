@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <ostream>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 #include "g2c/attention/multi_head.h"
 #include "g2c/nn/module.h"

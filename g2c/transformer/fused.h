@@ -24,7 +24,7 @@
 
 #include <ostream>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 #include "g2c/transformer/transformer_lm.h"
 

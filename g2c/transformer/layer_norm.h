@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <ostream>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 #include "g2c/nn/module.h"
 

@@ -17,7 +17,7 @@
 #include <ostream>
 #include <vector>
 
-#include <torch/torch.h>
+#include "g2c/core/torch.h"
 
 #include "g2c/embeddings/positional.h"
 #include "g2c/embeddings/token_embedding.h"
