@@ -1,8 +1,8 @@
 // Exercise 11 — what the decoding knobs do. A small TransformerLM trained for a short while on
-// TinyShakespeare (ShakespeareTokenizer ids) by module 10's Trainer predicts the next token after a probe text; the
-// program shows that distribution sorted by probability before and after each warper
-// (temperature, top-k, top-p), then generates samples with several settings, from greedy to hot.
-// Random weights would show nothing: the point is how the warpers reshape a real distribution.
+// TinyShakespeare (ShakespeareTokenizer ids) by module 10's Trainer predicts the next token after a
+// probe text; the program shows that distribution sorted by probability before and after each
+// warper (temperature, top-k, top-p), then generates samples with several settings, from greedy to
+// hot. Random weights would show nothing: the point is how the warpers reshape a real distribution.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -81,7 +81,9 @@ std::vector<std::int64_t> to_vector(const torch::Tensor& ids) {
 }
 
 /// The warmup of a run of `steps`: a tenth of it, at most 30 steps.
-std::int64_t warmup_steps(std::int64_t steps) { return std::min<std::int64_t>(30, steps / 10); }
+std::int64_t warmup_steps(std::int64_t steps) {
+  return std::min<std::int64_t>(30, steps / 10);
+}
 
 /// Trains `model` through module 10's Trainer: AdamW, a short warmup then a cosine from `lr` to a
 /// tenth of it, clipping at 1.0, random next-token windows of the corpus's training ids, the
@@ -91,25 +93,26 @@ nlohmann::json train(g2c::transformer::TransformerLM& model, const g2c::exercise
                      const torch::Device& device) {
   using g2c::pretraining::Trainer;
   using g2c::pretraining::TrainerOptions;
-  Trainer trainer(model, TrainerOptions(config.batch_size, config.context_length, options.steps,
-                                        config.lr)
-                             .min_lr(config.lr / 10)
-                             .warmup_steps(warmup_steps(options.steps))
-                             .weight_decay(config.weight_decay)
-                             .grad_clip(1.0)
-                             .eval_every(config.log_every)
-                             .eval_iters(10)
-                             .log_every(config.log_every)
-                             .generator(at::make_generator<at::CPUGeneratorImpl>(options.seed + 1))
-                             .device(device.str())
-                             .optimizer("adamw"));
+  Trainer trainer(model,
+                  TrainerOptions(config.batch_size, config.context_length, options.steps, config.lr)
+                      .min_lr(config.lr / 10)
+                      .warmup_steps(warmup_steps(options.steps))
+                      .weight_decay(config.weight_decay)
+                      .grad_clip(1.0)
+                      .eval_every(config.log_every)
+                      .eval_iters(10)
+                      .log_every(config.log_every)
+                      .generator(at::make_generator<at::CPUGeneratorImpl>(options.seed + 1))
+                      .device(device.str())
+                      .optimizer("adamw"));
   std::fflush(stdout);  // the lines above before the progress line, in a log file too
   g2c::Progress progress("training", options.steps, !options.quiet);
   const auto start = std::chrono::steady_clock::now();
   const auto history = trainer.train(
       corpus.train,
-      g2c::pretraining::TrainOptions().val_ids(corpus.val).on_log(
-          [&](const g2c::pretraining::LogEvent& event) {
+      g2c::pretraining::TrainOptions()
+          .val_ids(corpus.val)
+          .on_log([&](const g2c::pretraining::LogEvent& event) {
             if (!std::isfinite(event.train_loss)) {
               throw g2c::TrainingDiverged(fmt::format(
                   "the training loss stopped being finite at step {} (lr {:.2e}, grad norm {}); "
