@@ -4,7 +4,8 @@
     course_results.py run BUILD JUNIT [ctest args...]   run ctest, writing JUnit XML
     course_results.py scaffold BUILD JUNIT               check the student build's invariant
                                                          (course tests and checks)
-    course_results.py all-pass BUILD JUNIT               every test passed or was skipped
+    course_results.py all-pass BUILD JUNIT [--label L]   every test (with label L) passed or was
+                                                         skipped
     course_results.py grade BUILD JUNIT OUTDIR [--count-scaffold]
                                                          per-module table, results.json: one point
                                                          per test a student's code turns green;
@@ -135,8 +136,8 @@ def command_scaffold(build, junit):
     return 1 if problems or not course else 0
 
 
-def command_all_pass(build, junit):
-    tests = load(build, junit)
+def command_all_pass(build, junit, label=None):
+    tests = {name: t for name, t in load(build, junit).items() if label is None or label in t.labels}
     counts = {"passed": 0, "failed": 0, "skipped": 0, "missing": 0}
     for test in tests.values():
         counts[test.status] += 1
@@ -215,8 +216,8 @@ def main(argv):
         return command_run(build, junit, argv[3:])
     if command == "scaffold":
         return command_scaffold(build, junit)
-    if command == "all-pass":
-        return command_all_pass(build, junit)
+    if command == "all-pass" and len(argv) in (3, 5) and argv[3:4] in ([], ["--label"]):
+        return command_all_pass(build, junit, argv[4] if len(argv) == 5 else None)
     if command == "grade" and len(argv) in (4, 5) and argv[4:] in ([], ["--count-scaffold"]):
         return command_grade(build, junit, argv[3], count_scaffold=len(argv) == 5)
     print(__doc__, file=sys.stderr)

@@ -3,7 +3,9 @@
 #   setup (whatever is missing) -> build student and reference -> every test of the reference
 #   build passes -> the student build's scaffold invariant holds (course tests and checks) -> the
 #   course tests are those of tests/course_tests.txt, under the Python edition's names -> every
-#   student file has its solutions twin and vice versa -> formatting -> exercise smoke runs ->
+#   student file has its solutions twin and vice versa -> every student function has a hint ladder,
+#   and the ladders' code, pasted into a copy of the student tree, passes the course tests ->
+#   formatting -> exercise smoke runs ->
 #   model files between this edition and the Python one (with the project's Python) -> tokenizer
 #   under sanitizers.
 # Logs go to build/test-logs/. Exits non-zero on any deviation; the last line is the summary.
@@ -78,6 +80,8 @@ grep -E '^  (python names|COURSE-TESTS)' "$logs/course-test-names.log"
 
 echo "test: project checks"
 step solution-twins scripts/check_twins.sh
+step hint-ladders "$ROOT/.venv/bin/python" scripts/hints.py check && count "$logs/hint-ladders.log"
+step hint-code scripts/check_hint_code.sh build/hint-check
 step formatting scripts/check_format.sh
 for smoke in scripts/smoke_*.sh; do
   [[ -x "$smoke" ]] || continue

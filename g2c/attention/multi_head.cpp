@@ -9,26 +9,21 @@
 namespace g2c::attention {
 
 torch::Tensor MultiHeadAttentionImpl::attention_weights(const torch::Tensor& x) {
-  // TODO: one attention pattern per head, (B, T, D) -> (B, H, T, T).
-  //   check_input(x);  B = x.size(0), T = x.size(1).
-  //   Split the heads: Q = q_proj(x).view({B, T, num_heads, head_dim}).transpose(1, 2), and K
-  //     the same from k_proj(x), each (B, H, T, d).
-  //   scores = Q Kᵀ / √d: torch::matmul(Q, K.transpose(-2, -1)) / std::sqrt(double(head_dim))
-  //     — √head_dim, not √D (B, H, T, T).
-  //   If causal, block the future before the softmax; the (T, T) mask broadcasts over B and H:
-  //     scores = scores.masked_fill(causal_mask(T, x.device()),
-  //                                 -std::numeric_limits<float>::infinity());
-  //   Return torch::softmax(scores, /*dim=*/-1).
+  // TODO: H attention patterns at once, (B, T, D) -> (B, H, T, T): split the D features of Q and K
+  // into H heads of d = head_dim, so each head is a (T, d) matrix, (B, H, T, d); score with Q Kᵀ
+  // scaled by 1/√d (the head's width, not D); mask the future when causal (the (T, T) mask
+  // broadcasts over B and H); softmax over the keys. Operations: view, transpose, matmul,
+  // masked_fill, softmax.
+  // Hints, one step at a time: scripts/hint.sh 08 MultiHeadAttention::attention_weights
   throw g2c::todo("MultiHeadAttention::attention_weights", "g2c/attention/multi_head.cpp", "08");
 }
 
 torch::Tensor MultiHeadAttentionImpl::forward(const torch::Tensor& x) {
-  // TODO: mix the values head by head, then merge the heads, (B, T, D) -> (B, T, D).
-  //   weights = attention_weights(x) (B, H, T, T);
-  //   V = v_proj(x).view({B, T, num_heads, head_dim}).transpose(1, 2) (B, H, T, d);
-  //   mixed = torch::matmul(weights, V) (B, H, T, d);
-  //   merge: mixed.transpose(1, 2).contiguous().view({B, T, embedding_dim}) (B, T, D);
-  //   return out_proj(merged).
+  // TODO: Each head mixes its own slice of the values with its own weights, (B, H, T, d); the heads
+  // are then put back side by side into D features and projected: (B, T, D). The merge must undo
+  // the split exactly — bring H back next to d before viewing as (B, T, D). Operations: view,
+  // transpose, contiguous, matmul.
+  // Hints, one step at a time: scripts/hint.sh 08 MultiHeadAttention::forward
   throw g2c::todo("MultiHeadAttention::forward", "g2c/attention/multi_head.cpp", "08");
 }
 

@@ -9,21 +9,21 @@
 namespace g2c::attention {
 
 torch::Tensor SelfAttentionImpl::attention_weights(const torch::Tensor& x) {
-  // TODO: where each position looks, (B, T, D) -> (B, T, T).
-  //   check_input(x);  then Q = q_proj(x) and K = k_proj(x), each (B, T, D).
-  //   scores = Q Kᵀ / √D: torch::matmul(Q, K.transpose(-2, -1)) / std::sqrt(double(embedding_dim))
-  //     — row i holds query i against every key j (B, T, T).
-  //   If causal, block the future *before* the softmax, with the mask on x's device:
-  //     scores = scores.masked_fill(causal_mask(x.size(1), x.device()),
-  //                                 -std::numeric_limits<float>::infinity());
-  //   Return torch::softmax(scores, /*dim=*/-1): each row sums to 1 over the keys.
+  // TODO: Where each position looks, (B, T, D) -> (B, T, T): queries Q and keys K are projections
+  // of x; the score of query i against key j is their dot product scaled by 1/√D (which keeps the
+  // softmax out of saturation); when causal, a future key gets -inf *before* the softmax
+  // (causal_mask gives the (T, T) pattern); a softmax over the keys makes each row sum to 1. Check
+  // x first (check_input). Operations: a batched matmul, a transpose of the last two dimensions,
+  // masked_fill, softmax.
+  // Hints, one step at a time: scripts/hint.sh 07 SelfAttention::attention_weights
   throw g2c::todo("SelfAttention::attention_weights", "g2c/attention/self_attention.cpp", "07");
 }
 
 torch::Tensor SelfAttentionImpl::forward(const torch::Tensor& x) {
-  // TODO: every position becomes a weighted mix of the values it may see, (B, T, D) -> (B, T, D).
-  //   weights = attention_weights(x), the same code path as the heatmaps (B, T, T);
-  //   return out_proj(torch::matmul(weights, v_proj(x)));  (B, T, T) @ (B, T, D) -> (B, T, D).
+  // TODO: Every position becomes the average of the values it may see, weighted by
+  // attention_weights (the same code path as the heatmaps), then the output projection: (B, T, T) @
+  // (B, T, D) -> (B, T, D).
+  // Hints, one step at a time: scripts/hint.sh 07 SelfAttention::forward
   throw g2c::todo("SelfAttention::forward", "g2c/attention/self_attention.cpp", "07");
 }
 

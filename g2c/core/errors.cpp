@@ -55,9 +55,12 @@ NotImplementedError todo(std::string_view function, std::string_view file,
       "NotImplementedError: {} is still a TODO. Write it in {} (module {}), then rebuild and "
       "rerun the module's tests from the repository root:\n"
       "  cmake --build --preset student && ctest --preset student -L '^{}$'\n"
+      "Hints, one step at a time (--more, then --code):\n"
+      "  scripts/hint.sh {} {}\n"
       "or switch on the reference solution of module {} instead:\n"
       "  cmake --preset student -DG2C_SOLUTIONS={}",
-      function, file, module, module, module, solutions_with(G2C_SOLUTIONS_SELECTOR, module)));
+      function, file, module, module, module, function, module,
+      solutions_with(G2C_SOLUTIONS_SELECTOR, module)));
 }
 
 }  // namespace g2c

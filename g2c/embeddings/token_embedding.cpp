@@ -6,7 +6,10 @@
 namespace g2c::embeddings {
 
 torch::Tensor TokenEmbeddingImpl::forward(const torch::Tensor& ids) {
-  // TODO: check_input(ids), then return weight[ids]: one row per id, shape ids.shape + (D).
+  // TODO: A lookup table: row v of weight (V, D) is the vector of token v, so ids of any shape
+  // become ids.shape + (D). The same as one-hot vectors times the table, without building them.
+  // Check the ids first (check_input). Operations: indexing with an int64 tensor.
+  // Hints, one step at a time: scripts/hint.sh 05 TokenEmbedding::forward
   throw g2c::todo("TokenEmbedding::forward", "g2c/embeddings/token_embedding.cpp", "05");
 }
 

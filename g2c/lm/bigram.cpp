@@ -6,20 +6,27 @@
 namespace g2c::lm {
 
 void CountsBigramLMImpl::fit(const torch::Tensor& ids) {
-  // TODO: check_ids(ids); for every neighbouring pair (ids[i], ids[i + 1]) add 1 to counts at
-  // that cell. Hint: counts.index_put_({current, next}, ones, /*accumulate=*/true).
+  // TODO: Count the bigrams of the stream: every adjacent pair (a, b) adds 1 to counts[a][b] of the
+  // (V, V) table, on top of earlier fits; fewer than 2 ids have no pair. Check the ids first
+  // (check_ids). Operations: two shifted slices of the ids, an index_put_ that accumulates (a plain
+  // assignment counts a repeated pair once).
+  // Hints, one step at a time: scripts/hint.sh 06 CountsBigramLM::fit
   throw g2c::todo("CountsBigramLM::fit", "g2c/lm/bigram.cpp", "06");
 }
 
 torch::Tensor CountsBigramLMImpl::logits(const torch::Tensor& context) {
-  // TODO: rows = counts[as_context(context)[:, 0]] + smoothing; divide each row by its sum and take
-  // the log (B, V). A row with nothing counted (possible with smoothing 0) is uniform instead.
+  // TODO: Log-probabilities of the next token given the current one (the context's single column):
+  // P(b | a) = (counts[a][b] + smoothing) / Σ_b' (counts[a][b'] + smoothing), (B, V). A row with
+  // nothing counted and no smoothing is uniform (1/V), not 0/0. In float64, returned as float32; an
+  // unseen pair without smoothing is log 0 = -inf.
+  // Hints, one step at a time: scripts/hint.sh 06 CountsBigramLM::logits
   throw g2c::todo("CountsBigramLM::logits", "g2c/lm/bigram.cpp", "06");
 }
 
 torch::Tensor NeuralBigramLMImpl::forward(const torch::Tensor& context) {
-  // TODO: take the current token as_context(context)[:, 0] (B), embed it (B, D), and project it
-  // to the vocabulary with proj (B, V).
+  // TODO: The bigram model learned instead of counted: the current token (the context's single
+  // column, (B)) -> its embedding (B, D) -> a projection to one logit per vocabulary token (B, V).
+  // Hints, one step at a time: scripts/hint.sh 06 NeuralBigramLM::forward
   throw g2c::todo("NeuralBigramLM::forward", "g2c/lm/bigram.cpp", "06");
 }
 

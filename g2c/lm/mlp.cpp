@@ -6,8 +6,10 @@
 namespace g2c::lm {
 
 torch::Tensor MLPLanguageModelImpl::forward(const torch::Tensor& context) {
-  // TODO: ids = as_context(context) (B, N); embed (B, N, D); flatten to (B, N*D); tanh(hidden(.))
-  // (B, H); output(.) gives the logits (B, V).
+  // TODO: Bengio's model: the N context tokens' embeddings side by side (concatenated, so position
+  // matters), a tanh hidden layer, then one logit per vocabulary token: (B, N) -> (B, N, D) -> (B,
+  // N·D) -> (B, H) -> (B, V).
+  // Hints, one step at a time: scripts/hint.sh 06 MLPLanguageModel::forward
   throw g2c::todo("MLPLanguageModel::forward", "g2c/lm/mlp.cpp", "06");
 }
 

@@ -7,13 +7,15 @@
 namespace g2c::nn {
 
 void AdamW::step() {
-  // TODO: step_count += 1, once per call and first (even when no parameter has a gradient);
-  // t = step_count. Then inside a torch::NoGradGuard, for each i whose params_[i].grad() is
-  // defined (skip the others), with g = params_[i].grad():
-  //   m[i].mul_(beta1).add_(g, 1 - beta1);  v[i].mul_(beta2).addcmul_(g, g, 1 - beta2);
-  //   m_hat = m[i] / (1 - std::pow(beta1, t));  v_hat = v[i] / (1 - std::pow(beta2, t));
-  //   if weight_decay != 0: params_[i].mul_(1 - lr * weight_decay)  (the weight, not the grad);
-  //   params_[i].sub_(lr * m_hat / (v_hat.sqrt() + eps)).
+  // TODO: Adam with decoupled weight decay. Per parameter with a gradient g (skip the others), at
+  // step t (step_count, advanced first, once per call, counting from 1):
+  //   m <- β1 m + (1 - β1) g      v <- β2 v + (1 - β2) g²
+  //   m̂ = m / (1 - β1^t)          v̂ = v / (1 - β2^t)
+  //   p <- p (1 - lr λ)           (the weight itself, not the gradient; λ = weight_decay)
+  //   p <- p - lr m̂ / (√v̂ + ε)
+  // m, v and p are updated in place, with autograd off. Operations: in-place
+  // mul_/add_/addcmul_/sub_, std::pow.
+  // Hints, one step at a time: scripts/hint.sh 03b AdamW::step
   throw g2c::todo("AdamW::step", "g2c/nn/adamw.cpp", "03b");
 }
 

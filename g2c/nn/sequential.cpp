@@ -5,7 +5,9 @@
 namespace g2c::nn {
 
 torch::Tensor SequentialImpl::forward(const torch::Tensor& x) {
-  // TODO: feed x through each layer of `layers` in order and return the last output.
+  // TODO: A pipeline: the output of each layer of `layers` is the input of the next, in order; with
+  // no layers the input comes back unchanged.
+  // Hints, one step at a time: scripts/hint.sh 03 Sequential::forward
   throw g2c::todo("Sequential::forward", "g2c/nn/sequential.cpp", "03");
 }
 

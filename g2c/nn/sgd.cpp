@@ -5,8 +5,10 @@
 namespace g2c::nn {
 
 void SGD::step() {
-  // TODO: inside a torch::NoGradGuard, for every parameter p in params_ that has a gradient:
-  // p -= lr * (grad + weight_decay * p), in place (p.sub_), so p stays the same leaf tensor.
+  // TODO: p <- p - lr · (g + weight_decay · p) for every parameter of params_ that has a gradient
+  // (skip the others), in place, so that the model keeps the same tensors; the update itself must
+  // not be recorded by autograd.
+  // Hints, one step at a time: scripts/hint.sh 03 SGD::step
   throw g2c::todo("SGD::step", "g2c/nn/sgd.cpp", "03");
 }
 

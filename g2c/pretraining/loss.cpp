@@ -6,14 +6,11 @@
 namespace g2c::pretraining {
 
 torch::Tensor lm_cross_entropy(const torch::Tensor& logits, const torch::Tensor& targets) {
-  // TODO: check_lm_cross_entropy_inputs(logits, targets); — a ValueError for wrong shapes.
-  // Every position is one classification example. Flatten the batch and time axes together so
-  // module 03's loss sees B·T rows of V logits and B·T target ids:
-  // const auto vocab_size = logits.size(-1);
-  // const auto flat_logits = logits.reshape({-1, vocab_size});   // (B·T, V)
-  // const auto flat_targets = targets.reshape({-1});              // (B·T)
-  // return g2c::nn::CrossEntropyLoss()(flat_logits, flat_targets);  — the mean over all B·T.
-  // (reshape, not view: the logits may not be contiguous.)
+  // TODO: Every position of every window is one classification example: the mean cross-entropy
+  // (module 03's) over all B·T of them, (B, T, V) logits and (B, T) targets -> a scalar. The mean,
+  // not a sum, so the loss does not grow with B or T (uniform logits give ln V). Check the shapes
+  // first (check_lm_cross_entropy_inputs). Operations: reshape (the logits may not be contiguous).
+  // Hints, one step at a time: scripts/hint.sh 09b lm_cross_entropy
   throw g2c::todo("lm_cross_entropy", "g2c/pretraining/loss.cpp", "09b");
 }
 

@@ -6,10 +6,10 @@
 namespace g2c::sampling {
 
 torch::Tensor apply_temperature(const torch::Tensor& logits, double temperature) {
-  // TODO: check_temperature(logits, temperature); — a ValueError for T <= 0. Then
-  // return logits / temperature; — every logit of every row divided by the same T. Softmax turns
-  // a gap of g between two logits into a ratio e^(g/T) between their probabilities: T < 1 widens
-  // the gaps (sharper), T > 1 narrows them (flatter), and the order never changes.
+  // TODO: logits / T for every logit: softmax turns a gap g between two logits into a ratio
+  // e^(g/T), so T < 1 sharpens, T > 1 flattens, and the order never changes. A new tensor; refuse T
+  // <= 0 first (check_temperature).
+  // Hints, one step at a time: scripts/hint.sh 11 apply_temperature
   throw g2c::todo("apply_temperature", "g2c/sampling/temperature.cpp", "11");
 }
 

@@ -9,33 +9,42 @@ namespace g2c::tokenizer {
 
 PairCounts BPETokenizer::get_pair_counts(const Ids& ids,
                                          const std::unordered_set<TokenId>& barrier_ids) {
-  // TODO: slide a window of two over ids and counts.add({ids[i], ids[i + 1]}) for each adjacent
-  // pair, skipping pairs where either id is in barrier_ids. PairCounts keeps first-seen order.
+  // TODO: Count every adjacent pair (ids[i], ids[i + 1]) of the sequence, overlaps included ([1, 1,
+  // 1] holds (1, 1) twice), except pairs that touch a barrier id (special tokens are never merged
+  // with text). PairCounts remembers first-seen order, which breaks ties later.
+  // Hints, one step at a time: scripts/hint.sh 04 BPETokenizer::get_pair_counts
   throw g2c::todo("BPETokenizer::get_pair_counts", "g2c/tokenizer/bpe.cpp", "04");
 }
 
 Ids BPETokenizer::merge(const Ids& ids, Pair pair, TokenId new_id) {
-  // TODO: scan with an index i; where ids[i], ids[i + 1] is `pair`, emit new_id and step by 2,
-  // else emit ids[i] and step by 1. So [1, 1, 1] with (1, 1) gives [new_id, 1], not two merges.
+  // TODO: Rewrite the sequence with every occurrence of `pair`, read left to right, replaced by
+  // new_id. An occurrence consumes both of its tokens, so [1, 1, 1] with (1, 1) becomes [new_id,
+  // 1].
+  // Hints, one step at a time: scripts/hint.sh 04 BPETokenizer::merge
   throw g2c::todo("BPETokenizer::merge", "g2c/tokenizer/bpe.cpp", "04");
 }
 
 std::optional<TrainStep> BPETokenizer::train_step(const Ids& ids, TokenId new_id) {
-  // TODO: count pairs with special_token_ids() as barriers; none -> std::nullopt. Take the highest
-  // count (on a tie keep the pair seen first), add_merge(pair, new_id), return {merged ids, pair,
-  // count}.
+  // TODO: One step of BPE training: count the pairs (this tokenizer's special tokens are the
+  // barriers), take the most frequent — the first seen on a tie —, record it with add_merge and
+  // apply it. No pair left: std::nullopt. Return the merged ids, the pair and its count.
+  // Hints, one step at a time: scripts/hint.sh 04 BPETokenizer::train_step
   throw g2c::todo("BPETokenizer::train_step", "g2c/tokenizer/bpe.cpp", "04");
 }
 
 Ids BPETokenizer::encode(std::string_view text) const {
-  // TODO: start from encode_base(text); repeatedly find the adjacent pair whose merge_id() is the
-  // lowest, apply it with merge(), and stop when no adjacent pair has a merge.
+  // TODO: Replay the learned merges on new text, in the order they were learned: from
+  // encode_base(text), repeatedly apply the merge with the lowest id among the adjacent pairs that
+  // have one (merge_id), until no adjacent pair has a merge.
+  // Hints, one step at a time: scripts/hint.sh 04 BPETokenizer::encode
   throw g2c::todo("BPETokenizer::encode", "g2c/tokenizer/bpe.cpp", "04");
 }
 
 std::string BPETokenizer::decode(const Ids& ids) const {
-  // TODO: append token_bytes(id) for every id (it rejects unknown ids), then return
-  // to_valid_utf8(bytes) so that partial UTF-8 becomes U+FFFD instead of an error.
+  // TODO: Concatenate the bytes of every id (token_bytes, which rejects unknown ids). A token can
+  // end inside a multi-byte character, so the result can be invalid UTF-8: repair it to U+FFFD
+  // (to_valid_utf8) rather than fail.
+  // Hints, one step at a time: scripts/hint.sh 04 BPETokenizer::decode
   throw g2c::todo("BPETokenizer::decode", "g2c/tokenizer/bpe.cpp", "04");
 }
 

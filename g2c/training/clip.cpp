@@ -8,10 +8,11 @@
 namespace g2c::training {
 
 double clip_grad_norm_(const std::vector<torch::Tensor>& params, double max_norm) {
-  // TODO: keep the params whose p.grad().defined(); none -> return 0.0. One global norm over all
-  // of them: total = std::sqrt(sum of g.pow(2).sum().item<double>()). If total > max_norm, inside
-  // a torch::NoGradGuard multiply every grad in place by max_norm / (total + 1e-6)
-  // (p.mutable_grad().mul_(scale)); otherwise leave them alone. Return the pre-clip total.
+  // TODO: Clip by the global norm: the norm of all gradients seen as one vector, √(Σ_p ‖g_p‖²).
+  // When it exceeds max_norm, scale every gradient in place by max_norm / (norm + 1e-6) — the same
+  // factor for all, so the direction is kept. Return the norm before clipping (0 when no parameter
+  // has a gradient). Operations: a norm per gradient, a norm of those, an in-place multiply.
+  // Hints, one step at a time: scripts/hint.sh 03b clip_grad_norm_
   throw g2c::todo("clip_grad_norm_", "g2c/training/clip.cpp", "03b");
 }
 

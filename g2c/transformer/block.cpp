@@ -6,9 +6,11 @@
 namespace g2c::transformer {
 
 torch::Tensor BlockImpl::forward(const torch::Tensor& x) {
-  // TODO: check_input(x); two residual lines, in this order — normalize, run the sublayer, add:
-  // auto h = x + attn(ln1(x)); then return h + ffn(ln2(h)); (B, T, D). The residual itself is
-  // never normalized, and ln1 and ln2 are two different layers.
+  // TODO: The pre-norm block: two sublayers, each reading a normalized copy of the residual stream
+  // and adding its output back — attention with ln1, then the feed-forward network with ln2 reading
+  // the stream as the attention left it. The stream itself is never normalized. (B, T, D) -> (B, T,
+  // D).
+  // Hints, one step at a time: scripts/hint.sh 09 Block::forward
   throw g2c::todo("Block::forward", "g2c/transformer/block.cpp", "09");
 }
 

@@ -6,8 +6,10 @@
 namespace g2c::transformer {
 
 torch::Tensor FeedForwardImpl::forward(const torch::Tensor& x) {
-  // TODO: check_input(x); h = fc1(x) (…, H); h = torch::gelu(h) — the exact (erf) GELU, LibTorch's
-  // default; return fc2(h) (…, D). Nothing here looks at other positions.
+  // TODO: Position by position: widen D -> H with fc1, the exact GELU x · Φ(x) (the erf form, not
+  // the tanh approximation), back to D with fc2. (…, D) -> (…, H) -> (…, D). Check x first
+  // (check_input).
+  // Hints, one step at a time: scripts/hint.sh 09 FeedForward::forward
   throw g2c::todo("FeedForward::forward", "g2c/transformer/ffn.cpp", "09");
 }
 

@@ -6,9 +6,11 @@
 namespace g2c::transformer {
 
 torch::Tensor LayerNormImpl::forward(const torch::Tensor& x) {
-  // TODO: check_input(x); mean = x.mean(/*dim=*/-1, /*keepdim=*/true) (…, 1);
-  // var = x.var(/*dim=*/-1, /*unbiased=*/false, /*keepdim=*/true) — the population variance;
-  // x_hat = (x - mean) / torch::sqrt(var + eps); return gamma * x_hat + beta (…, D).
+  // TODO: Standardize each position's D features on their own, then rescale:
+  //   y = γ · (x - mean) / √(var + ε) + β,
+  // with the mean and the population variance (divide by D) over the last dimension only, ε inside
+  // the square root, γ and β (D) per feature. (…, D) -> (…, D). Check x first (check_input).
+  // Hints, one step at a time: scripts/hint.sh 09 LayerNorm::forward
   throw g2c::todo("LayerNorm::forward", "g2c/transformer/layer_norm.cpp", "09");
 }
 

@@ -6,12 +6,11 @@
 namespace g2c::transformer {
 
 torch::Tensor TransformerLMImpl::forward(const torch::Tensor& ids) {
-  // TODO: check_input(ids); const auto T = ids.size(1); refuse T > max_seq_len with
-  // g2c::embeddings::check_seq_len(T, max_seq_len) (a ValueError). Then
-  // auto x = token_embed(ids) + pos_embed(T); — (B, T, D) + (T, D) broadcasts over the batch;
-  // for (auto& block : blocks) x = block(x); x = ln_final(x);
-  // return torch::matmul(x, token_embed->weight.t()) + head_bias; — the tied head, (B, T, V):
-  // the token table itself, transposed, never a copy of it and never a new Linear.
+  // TODO: ids (B, T) -> logits (B, T, V): token embeddings plus position embeddings (refuse T >
+  // max_seq_len with check_seq_len), every block in order, the final LayerNorm, then the tied head
+  // — the token table itself, transposed, plus head_bias: (B, T, D) @ (D, V). Never a copy of the
+  // table and never a new Linear. Check the ids first (check_input).
+  // Hints, one step at a time: scripts/hint.sh 09 TransformerLM::forward
   throw g2c::todo("TransformerLM::forward", "g2c/transformer/transformer_lm.cpp", "09");
 }
 
