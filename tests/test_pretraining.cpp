@@ -231,7 +231,29 @@ TEST_CASE("trainer_train_step_writes_lr_to_optimizer") {
   trainer.train_step(random_corpus());
   const double expected = cosine_with_warmup(0, /*warmup_steps=*/10, /*max_steps=*/20,
                                              /*max_lr=*/1e-2);
+  INFO("after step 0 the optimizer's lr is " << trainer.optimizer->lr
+                                             << "; step 0 of a 10-step "
+                                                "warmup to 1e-2 uses "
+                                             << expected
+                                             << ": write lr() to optimizer->lr before the update");
   CHECK(trainer.optimizer->lr == approx(expected));
+}
+
+TEST_CASE("trainer_train_step_reports_the_rate_it_used") {
+  // An edition addition. Reading lr() after step += 1 reports (and plots) the next step's rate.
+  torch::manual_seed(0);
+  Trainer trainer(tiny_model(), base_options(20, 1e-2).warmup_steps(10));
+  const auto ids = random_corpus();
+  const double first = trainer.train_step(ids).lr;
+  const double second = trainer.train_step(ids).lr;
+  const double step_0 = cosine_with_warmup(0, 10, 20, 1e-2);
+  const double step_1 = cosine_with_warmup(1, 10, 20, 1e-2);
+  INFO("train_step reported lr " << first << " then " << second << "; steps 0 and 1 use " << step_0
+                                 << " and " << step_1
+                                 << ": keep the rate you read with lr() before step += 1 and "
+                                    "return that one");
+  CHECK(first == approx(step_0));
+  CHECK(second == approx(step_1));
 }
 
 TEST_CASE("trainer_train_step_no_grad_clip_returns_zero_norm") {
@@ -251,8 +273,44 @@ TEST_CASE("trainer_train_step_clips_grads") {
   }
   Trainer trainer(model, base_options(10, 1e-3).grad_clip(0.5));
   const auto metrics = trainer.train_step(random_corpus());
+  INFO("grad_norm must be the norm before clipping (here "
+       << metrics.grad_norm << "): return what clip_grad_norm_ returns");
   CHECK(metrics.grad_norm > 0.5);  // the pre-clip norm: clipping really scaled the gradients
-  CHECK(global_grad_norm(model->parameters()) <= 0.5 + 1e-3);
+  const double after = global_grad_norm(model->parameters());
+  INFO("the gradients left in .grad have norm "
+       << after
+       << ", more than grad_clip = 0.5: call "
+          "g2c::training::clip_grad_norm_(model->parameters(), *options.grad_clip())");
+  CHECK(after <= 0.5 + 1e-3);
+}
+
+TEST_CASE("trainer_train_step_clips_before_the_update") {
+  // An edition addition. Clipping after optimizer->step() leaves clipped gradients in .grad, so
+  // trainer_train_step_clips_grads passes, but the update has already used the raw gradients.
+  torch::manual_seed(0);
+  auto model = tiny_model();
+  {
+    torch::NoGradGuard no_grad;
+    model->token_embed->weight.mul_(100.0);  // large logits, large gradients
+  }
+  // SGD (the default) at lr 1 on step 0: the update is exactly the (clipped) gradient.
+  Trainer trainer(model, base_options(10, /*max_lr=*/1.0).grad_clip(0.5));
+  std::vector<torch::Tensor> before;
+  for (const auto& p : model->parameters()) before.push_back(p.detach().clone());
+  const auto metrics = trainer.train_step(random_corpus());
+  REQUIRE(metrics.grad_norm > 0.5);
+  double squared = 0.0;
+  const auto params = model->parameters();
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    squared += (params[i].detach() - before[i]).pow(2).sum().item<double>();
+  }
+  const double moved = std::sqrt(squared);
+  INFO(
+      "SGD at lr 1 with gradients clipped to norm 0.5 moves the parameters by at most 0.5; they "
+      "moved by "
+      << moved << " (the raw gradient norm is " << metrics.grad_norm
+      << "): clip after backward() and before optimizer->step()");
+  CHECK(moved <= 0.5 + 1e-4);
 }
 
 TEST_CASE("trainer_train_step_decreases_loss_on_fixed_batch") {
@@ -263,6 +321,11 @@ TEST_CASE("trainer_train_step_decreases_loss_on_fixed_batch") {
   const double initial_loss = trainer.train_step(ids).loss;
   double last_loss = initial_loss;
   for (int i = 0; i < 29; ++i) last_loss = trainer.train_step(ids).loss;
+  INFO("30 steps on 30 tokens at lr 0.5 took the loss from "
+       << initial_loss << " to " << last_loss
+       << "; it must fall below 70 % of the start. A loss that does not move: zero_grad, backward "
+          "and step all happen, in that order, and the model's own parameters are updated (a head "
+          "on a detached token table trains less)");
   CHECK(last_loss < initial_loss * 0.7);
 }
 

@@ -113,20 +113,31 @@ TEST_CASE("get_lm_batch_delegates_to_disk_backed_stream", "[clean]") {
 TEST_CASE("lm_cross_entropy_returns_scalar") {
   const auto logits = torch::randn({2, 3, 5});
   const auto targets = torch::randint(0, 5, {2, 3}, torch::kLong);
+  INFO("lm_cross_entropy must return one number (a 0-d tensor), the mean over all B·T positions");
   CHECK(lm_cross_entropy(logits, targets).dim() == 0);
 }
 
 TEST_CASE("lm_cross_entropy_uniform_logits_equals_log_vocab") {
   const auto logits = torch::zeros({3, 4, 7});
   const auto targets = torch::randint(0, 7, {3, 4}, torch::kLong);
-  CHECK(lm_cross_entropy(logits, targets).item<double>() == Approx(std::log(7.0)).margin(1e-5));
+  const double loss = lm_cross_entropy(logits, targets).item<double>();
+  INFO("uniform logits over V = 7 classes must give ln 7 = "
+       << std::log(7.0) << ", got " << loss
+       << ": 12 times that means the loss sums over positions instead of averaging, 4 or 3 times "
+          "that means it sums over one axis");
+  CHECK(loss == Approx(std::log(7.0)).margin(1e-5));
 }
 
 TEST_CASE("lm_cross_entropy_perfect_predictions_near_zero") {
   const auto targets = torch::randint(0, 6, {2, 5}, torch::kLong);
   auto logits = torch::zeros({2, 5, 6});
   logits.scatter_(/*dim=*/2, targets.unsqueeze(-1), 100.0);
-  CHECK(lm_cross_entropy(logits, targets).item<double>() < 1e-3);
+  const double loss = lm_cross_entropy(logits, targets).item<double>();
+  INFO("a logit of 100 on every target must give a loss near 0, got "
+       << loss
+       << ": each position must be scored against its own target (flatten logits and targets the "
+          "same way)");
+  CHECK(loss < 1e-3);
 }
 
 TEST_CASE("lm_cross_entropy_per_position_average") {
@@ -135,8 +146,12 @@ TEST_CASE("lm_cross_entropy_per_position_average") {
   auto logits = torch::zeros({1, 2, 4});
   logits.index_put_({0, 0, 2}, 100.0);
   const auto targets = torch::tensor({{2, 1}}, torch::kLong);
-  CHECK(lm_cross_entropy(logits, targets).item<double>() ==
-        Approx(std::log(4.0) / 2.0).margin(1e-4));
+  const double loss = lm_cross_entropy(logits, targets).item<double>();
+  INFO(
+      "one perfect position (loss 0) and one uniform over 4 (loss ln 4) must average to ln 4 / 2 "
+      "= "
+      << std::log(4.0) / 2.0 << ", got " << loss << ": the mean over B·T positions");
+  CHECK(loss == Approx(std::log(4.0) / 2.0).margin(1e-4));
 }
 
 TEST_CASE("lm_cross_entropy_routes_gradients") {

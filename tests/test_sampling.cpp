@@ -411,6 +411,63 @@ TEST_CASE("generate_no_grad_does_not_populate_grads") {
   }
 }
 
+TEST_CASE("generate_runs_the_model_without_autograd") {
+  // An edition addition. Without torch::NoGradGuard nothing visible goes wrong when the caller
+  // never calls backward (generate_no_grad_does_not_populate_grads passes), but every step records
+  // a graph and keeps its activations alive. A model that counts the forward passes made with
+  // autograd on sees it.
+  struct GradModeSpyImpl : g2c::transformer::TransformerLMImpl {
+    using TransformerLMImpl::TransformerLMImpl;
+    torch::Tensor forward(const torch::Tensor& x) override {
+      ++calls;
+      if (torch::GradMode::is_enabled()) ++calls_with_autograd;
+      return TransformerLMImpl::forward(x);
+    }
+    int calls = 0;
+    int calls_with_autograd = 0;
+  };
+  torch::manual_seed(0);
+  GradModeSpyImpl spy(TransformerLMOptions(12, 8, 1, 2, 16));
+  generate(spy, ids({0, 1, 2}), 4, GenerateOptions().temperature(1.0).generator(seeded(0)));
+  INFO("the model ran " << spy.calls << " times, " << spy.calls_with_autograd
+                        << " of them with autograd on: put a torch::NoGradGuard at the top of "
+                           "generate, before the loop");
+  CHECK(spy.calls == 4);
+  CHECK(spy.calls_with_autograd == 0);
+  CHECK(torch::GradMode::is_enabled());  // the guard ends with the call
+}
+
+TEST_CASE("sample_next_token_temperature_reshapes_the_draw") {
+  // An edition addition. Probabilities 1/4 and 3/4 at T = 1. Dividing the logits by T changes the
+  // draw; dividing the probabilities instead changes nothing (multinomial renormalizes them).
+  const auto logits = torch::tensor({{0.0, std::log(3.0)}});  // (1, 2)
+  const auto history = ids({0});
+  const auto share_of_token_1 = [&](double temperature, int draws) {
+    auto generator = seeded(0);
+    int ones = 0;
+    for (int i = 0; i < draws; ++i) {
+      const auto next = g2c::sampling::sample_next_token(
+          logits, history, GenerateOptions().temperature(temperature).generator(generator));
+      ones += static_cast<int>(next.item<std::int64_t>() == 1);
+    }
+    return static_cast<double>(ones) / draws;
+  };
+  const double cold = share_of_token_1(0.05, 200);  // P(token 1) = 1 - 3e-10
+  const double hot = share_of_token_1(50.0, 2000);  // P(token 1) = 0.505
+  INFO("token 1 (probability 3/4 at T = 1) was drawn "
+       << cold * 100
+       << " % of the time at T = 0.05 "
+          "and "
+       << hot * 100
+       << " % at T = 50; expected about 100 % and 50 %. 75 % in both means "
+          "the temperature did not reach the draw: divide the logits by T (apply_temperature) "
+          "before "
+          "the softmax, never the probabilities");
+  CHECK(cold == 1.0);
+  CHECK(hot > 0.45);
+  CHECK(hot < 0.56);
+}
+
 TEST_CASE("generate_respects_max_seq_len_via_cropping") {
   auto model = tiny_model();
   const auto prompt = torch::arange(10, torch::kLong);

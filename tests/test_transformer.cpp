@@ -10,6 +10,7 @@
 //
 // Python's torch.allclose(a, b, atol=x) means |a - b| <= x + 1e-5·|b|; py_allclose() and differs()
 // below keep that meaning.
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -186,6 +187,22 @@ TEST_CASE("layer_norm_handles_constant_input") {
   CHECK(torch::isfinite(out).all().item<bool>());
 }
 
+TEST_CASE("layer_norm_eps_inside_the_square_root") {
+  // An edition addition. At unit variance, eps inside or outside the root differ by about 1e-5,
+  // below every other test's tolerance; at a variance comparable to eps the two are far apart.
+  LayerNorm ln(4);                                             // eps 1e-5
+  const auto x = torch::tensor({{-2e-3, -1e-3, 1e-3, 2e-3}});  // mean 0, variance 2.5e-6
+  const auto x64 = x.to(torch::kDouble);
+  const auto inside = x64 / std::sqrt(2.5e-6 + 1e-5);  // the formula: (x - mean) / √(var + eps)
+  const auto outside = x64 / (std::sqrt(2.5e-6) + 1e-5);  // the classic slip: / (√var + eps)
+  const auto out = ln(x).to(torch::kDouble);
+  INFO(
+      "your output " << out << "\nthe formula   " << inside << "\neps outside   " << outside
+                     << "\nLayerNorm divides by torch::sqrt(var + eps): eps goes inside the square "
+                        "root, where it matters when the variance is as small as eps");
+  CHECK(torch::allclose(out, inside, /*rtol=*/1e-4, /*atol=*/1e-5));
+}
+
 // ---- FeedForward: construction ---------------------------------------------------------------
 
 TEST_CASE("ffn_construction", "[clean]") {
@@ -255,6 +272,28 @@ TEST_CASE("ffn_routes_gradients") {
   FeedForward ffn(8, 16);
   ffn(torch::randn({2, 3, 8})).sum().backward();
   check_every_parameter_has_a_gradient(*ffn);
+}
+
+TEST_CASE("ffn_uses_the_exact_gelu") {
+  // An edition addition. With fc1 and fc2 the identity, the FFN is its activation alone. The
+  // lesson's GELU is the exact x·Φ(x) (erf); the tanh approximation differs by up to about 5e-4,
+  // which no other test sees.
+  FeedForward ffn(4, 4);
+  {
+    torch::NoGradGuard no_grad;
+    ffn->fc1->W.copy_(torch::eye(4));
+    ffn->fc1->b.zero_();
+    ffn->fc2->W.copy_(torch::eye(4));
+    ffn->fc2->b.zero_();
+  }
+  const auto x = torch::tensor({{-3.0, -2.0, 0.7, 2.5}});
+  const auto x64 = x.to(torch::kDouble);
+  const auto exact = x64 * 0.5 * (1.0 + torch::erf(x64 / std::sqrt(2.0)));
+  const auto out = ffn(x).to(torch::kDouble);
+  INFO("GELU(x) for x = -3, -2, 0.7, 2.5\nyours " << out << "\nexact " << exact
+                                                  << "\nuse the exact (erf) GELU, torch::gelu with "
+                                                     "approximate \"none\", not the tanh form");
+  CHECK(torch::allclose(out, exact, /*rtol=*/1e-5, /*atol=*/2e-6));
 }
 
 // ---- Block: construction ---------------------------------------------------------------------
@@ -415,13 +454,30 @@ TEST_CASE("transformer_lm_unembedding_is_tied_to_token_embedding") {
     if (v != target) others.push_back(v);
   }
   const auto other_columns = torch::tensor(others, torch::kLong);
+  const double column_7 = max_abs_diff(before.select(-1, target), after.select(-1, target));
+  const double other =
+      max_abs_diff(before.index_select(-1, other_columns), after.index_select(-1, other_columns));
   INFO(
-      "overwriting row 7 of token_embed->weight (a token absent from the input) must change logit "
-      "column 7 only: the head must be torch::matmul(x, token_embed->weight.t()) + head_bias — the "
-      "token table itself, not a separate or copied matrix");
-  CHECK(differs(before.select(-1, target), after.select(-1, target), 1e-4));
-  CHECK(py_allclose(before.index_select(-1, other_columns), after.index_select(-1, other_columns),
-                    1e-5));
+      "overwrote row 7 of token_embed->weight (token 7 is absent from the input): logit column 7 "
+      "moved by "
+      << column_7 << ", the other columns by " << other << ".");
+  {
+    const double from_bias = max_abs_diff(before, model->head_bias.detach().expand_as(before));
+    INFO("Column 7 did not move. If the logits are all head_bias (here they differ from it by "
+         << from_bias
+         << "), the head saw a stream of zeros: look at LayerNorm's dimension. Otherwise the head "
+            "does not read the token table: it must be torch::matmul(x, token_embed->weight.t()) "
+            "+ head_bias, the table itself, not a separate or copied matrix");
+    CHECK(differs(before.select(-1, target), after.select(-1, target), 1e-4));
+  }
+  {
+    INFO(
+        "Other columns moved: something before the head saw the change, or the head mixes "
+        "columns. Row 7 is not looked up by the input, so check that the head is x @ Eᵀ + "
+        "head_bias and that nothing else reads token_embed->weight");
+    CHECK(py_allclose(before.index_select(-1, other_columns), after.index_select(-1, other_columns),
+                      1e-5));
+  }
 }
 
 TEST_CASE("transformer_lm_head_bias_routes_gradient") {
@@ -431,6 +487,23 @@ TEST_CASE("transformer_lm_head_bias_routes_gradient") {
   INFO("head_bias must be added to the logits (and be the registered head->bias)");
   REQUIRE(model->head_bias.grad().defined());
   CHECK(torch::isfinite(model->head_bias.grad()).all().item<bool>());
+}
+
+TEST_CASE("transformer_lm_tied_head_trains_the_token_table") {
+  // An edition addition. Token 7 is absent from the input, so only the head can send row 7 of the
+  // token table a gradient: a head built on a detached (or copied) table computes the same logits
+  // but leaves that row untrained.
+  torch::manual_seed(0);
+  auto model = small_lm(1);
+  const auto ids = torch::tensor({{0, 1, 2, 3}}, torch::kLong);
+  model(ids).select(-1, 7).sum().backward();
+  REQUIRE(model->token_embed->weight.grad().defined());
+  const double row_7 = model->token_embed->weight.grad()[7].abs().sum().item<double>();
+  INFO("sum of |gradient| of token_embed->weight row 7: " << row_7
+                                                          << ". The head must use "
+                                                             "token_embed->weight itself, not a "
+                                                             ".detach()ed or cloned copy");
+  CHECK(row_7 > 0.0);
 }
 
 TEST_CASE("transformer_lm_more_layers_more_params", "[clean]") {
@@ -556,7 +629,8 @@ TEST_CASE("transformer_lm_forward_cached_matches_full_forward") {
                      << ". forward_cached follows the lesson's recipe (pre-norm blocks, ln_final, "
                         "the tied head, position row t): a difference already at position 0 "
                         "points at Block::forward or TransformerLM::forward; one that starts "
-                        "later, at the positions");
+                        "later, at the positions — pos_embed(T) must add row t to position t, "
+                        "and the head must read every position, not only the first");
     CHECK(py_allclose(cached.select(1, t), full.select(1, t), 1e-5));
   }
 }
