@@ -37,8 +37,9 @@ void check_temperature_value(double temperature, bool allow_zero) {
                     temperature));
   }
   throw ValueError(fmt::format(
-      "temperature must be finite and > 0 (logits are divided by it); got {}. For greedy "
-      "decoding use generate() with temperature 0, which takes the argmax instead",
+      "apply_temperature needs a finite temperature > 0 (it divides the logits by it); got {}. "
+      "Temperature 0 means greedy decoding: sample_next_token takes the argmax for it before "
+      "any warper runs, so apply_temperature never sees it",
       temperature));
 }
 

@@ -134,8 +134,19 @@ double chi_square(const torch::Tensor& counts, const torch::Tensor& probs, std::
 /// N draws of sample_next_token from one row of logits, as N identical rows in one call.
 torch::Tensor draw_counts(const torch::Tensor& logits, std::int64_t draws,
                           const GenerateOptions& options) {
-  const auto rows = logits.unsqueeze(0).expand({draws, logits.size(0)}).contiguous();    // (N, V)
-  const auto drawn = sample_next_token(rows, torch::empty({0}, torch::kLong), options);  // (N)
+  const auto rows = logits.unsqueeze(0).expand({draws, logits.size(0)}).contiguous();  // (N, V)
+  torch::Tensor drawn;                                                                 // (N)
+  try {
+    drawn = sample_next_token(rows, torch::empty({0}, torch::kLong), options);
+  } catch (const c10::Error& error) {
+    // LibTorch's message ends in a C++ stack trace; its first line is the sentence.
+    const std::string what = error.what_without_backtrace();
+    FAIL("sample_next_token threw while drawing: "
+         << what.substr(0, what.find('\n'))
+         << "\nProbabilities that are NaN or inf come from a row of logits that is all -inf: a "
+            "warper removed every token (top-p must always keep the most likely one: compare the "
+            "mass above each token, not the mass including it)");
+  }
   REQUIRE(drawn.sizes() == torch::IntArrayRef({draws}));
   return torch::bincount(drawn, /*weights=*/{}, /*minlength=*/logits.size(0)).to(torch::kDouble);
 }
@@ -342,7 +353,12 @@ TEST_CASE("sampler_applies_top_k_then_top_p_after_temperature", "[sampling]") {
   const auto a = torch::tensor({0.5, 0.3, 0.2}, torch::kDouble).log();
   auto counts =
       draw_counts(a, 2000, GenerateOptions().temperature(0.5).top_p(0.6).generator(seeded(1)));
-  INFO("temperature must come before top-p: counts " << counts);
+  INFO("counts "
+       << counts
+       << " for probabilities 0.5, 0.3, 0.2 at T = 0.5, top-p 0.6: token 0 "
+          "alone must survive. If tokens 0 and 1 are drawn, top-p did not see the tempered "
+          "distribution — either it ran before the temperature, or the temperature never reached "
+          "the logits (divided the probabilities, which the draw renormalizes)");
   CHECK(counts[0].item<double>() == 2000);
   // [0.5, 0.25, 0.15, 0.1] with top-k 2 then top-p 0.65: renormalised [0.667, 0.333] -> token 0
   // only; top-p first would keep tokens 0 and 1.

@@ -77,9 +77,19 @@ void check_gradients(Objective&& objective, const std::vector<torch::Tensor>& te
     if (tensor.grad().defined()) tensor.grad().zero_();
   }
   objective().backward();
-  for (const auto& tensor : tensors) {
-    const auto analytic = tensor.grad().clone();
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    const auto& tensor = tensors[i];
     const auto numeric = numeric_gradient(objective, tensor.detach());
+    INFO("tensor " << i << " of " << tensors.size() << ", shape " << tensor.sizes());
+    if (!tensor.grad().defined()) {
+      // A parameter the forward pass never uses: backward() leaves its .grad undefined.
+      FAIL_CHECK("backward() left no gradient on it (largest numeric gradient "
+                 << numeric.abs().max().template item<double>()
+                 << "): the forward pass does not use it — a sublayer skipped, or another "
+                    "layer used in its place (ln1 twice instead of ln1 and ln2?)");
+      continue;
+    }
+    const auto analytic = tensor.grad().clone();
     INFO("max |analytic - numeric| = " << max_abs_diff(analytic, numeric));
     CHECK(close(analytic, numeric, atol));
   }
