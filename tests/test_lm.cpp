@@ -127,6 +127,9 @@ TEST_CASE("counts_logits_no_smoothing_zero_for_unseen") {
   CHECK(std::isinf(row[2].item<double>()));
   CHECK(row[2].item<double>() < 0);
   CHECK(row[2].exp().item<double>() == 0.0);
+  INFO("token 0 was always followed by 1, so P(1 | 0) = 1 and its log is 0; got "
+       << row[1].item<double>());
+  CHECK(row[1].item<double>() == Approx(0.0).margin(1e-6));
 }
 
 TEST_CASE("counts_logits_uniform_when_unfit_with_smoothing") {

@@ -443,6 +443,10 @@ TEST_CASE("trainer_checkpoint_round_trip_restores_adamw_state") {
   const auto& a = dynamic_cast<g2c::nn::AdamW&>(*first.optimizer);
   const auto& b = dynamic_cast<g2c::nn::AdamW&>(*second.optimizer);
   CHECK(b.step_count == a.step_count);
+  INFO("AdamW keeps one m and one v per parameter: the restored optimizer must have as many");
+  REQUIRE(a.m.size() == a.params().size());
+  REQUIRE(b.m.size() == a.m.size());
+  REQUIRE(b.v.size() == a.v.size());
   const auto p1 = first.model->parameters();
   const auto p2 = second.model->parameters();
   REQUIRE(p1.size() == p2.size());

@@ -233,9 +233,10 @@ int main(int argc, char** argv) {
             event.step, event.train_loss, lr_text(event.lr), event.grad_norm, checkpoint.string(),
             checkpoint.string()));
       }
+      // The bar already counts the steps (one count, 1-based): the metrics do not repeat it.
       std::string metrics =
-          fmt::format("step {} loss {:.3f} lr {} {:.0f} tok/s", event.step, event.train_loss,
-                      lr_text(event.lr), event.steps_per_s * static_cast<double>(tokens_per_step));
+          fmt::format("loss {:.3f} lr {} {:.0f} tok/s", event.train_loss, lr_text(event.lr),
+                      event.steps_per_s * static_cast<double>(tokens_per_step));
       if (event.val_loss) metrics += fmt::format(" val {:.3f}", *event.val_loss);
       const std::int64_t done = event.step + 1 - start_step;
       if (!progress) {

@@ -18,8 +18,10 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
@@ -194,5 +196,20 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--json", options.json,
                  "Also write the settings, the text and the speeds to this JSON file");
-  return g2c::run_cli(app, argc, argv, [&] { return run(options); });
+  return g2c::run_cli(app, argc, argv, [&] {
+    if (options.temperature == 0.0) {
+      // Greedy decoding is the argmax, with no warper and no draw (sample_next_token).
+      std::vector<std::string> ignored;
+      if (options.top_k) ignored.push_back("--top-k");
+      if (options.top_p) ignored.push_back("--top-p");
+      if (options.repetition_penalty != 1.0) ignored.push_back("--repetition-penalty");
+      if (!ignored.empty()) {
+        fmt::print(stderr,
+                   "g2c-generate: --temperature 0 is greedy decoding (the most likely token every "
+                   "time), so {} change nothing; give a temperature above 0 to sample with them\n",
+                   fmt::join(ignored, ", "));
+      }
+    }
+    return run(options);
+  });
 }
