@@ -434,32 +434,6 @@ TEST_CASE("both_generators_stop_right_after_eos", "[sampling]") {
   CHECK(to_vector(generate(model, prompt, 0, greedy)) == to_vector(prompt));
 }
 
-/// A TransformerLM that records whether autograd was on during each forward pass. Without
-/// NoGradGuard nothing visible goes wrong (no backward, so no .grad) — but every step builds a
-/// graph and keeps its activations alive until the logits are dropped.
-class GradModeSpyImpl : public g2c::transformer::TransformerLMImpl {
- public:
-  using TransformerLMImpl::TransformerLMImpl;
-  torch::Tensor forward(const torch::Tensor& ids) override {
-    ++calls;
-    if (torch::GradMode::is_enabled()) ++calls_with_autograd;
-    return TransformerLMImpl::forward(ids);
-  }
-  int calls = 0;
-  int calls_with_autograd = 0;
-};
-
-TEST_CASE("generate_runs_the_model_without_autograd", "[sampling]") {
-  torch::manual_seed(6);
-  GradModeSpyImpl spy(TransformerLMOptions(12, 16, 1, 4, 16));
-  const auto out = generate(spy, torch::tensor({1, 2}, torch::kLong), 6);
-  INFO("forward ran " << spy.calls << " times, " << spy.calls_with_autograd
-                      << " of them with autograd on: generate needs a torch::NoGradGuard");
-  CHECK(spy.calls == 6);
-  CHECK(spy.calls_with_autograd == 0);
-  CHECK(out.size(0) == 8);
-}
-
 TEST_CASE("generation_builds_no_graph_and_leaves_its_inputs_alone", "[sampling]") {
   auto model = make_model(6, 1, 16);
   const auto prompt = torch::tensor({4, 5, 6}, torch::kInt);  // int32 is fine too
