@@ -61,6 +61,8 @@ int main(int argc, char** argv) {
                                          {"readable", 0.5, 20, true},
                                          {"greedy", 0.0, std::nullopt, false}};
     nlohmann::json runs = nlohmann::json::array();
+    // A raw sample can hold control characters: shown, not obeyed, on a terminal.
+    const bool terminal = g2c::sampling::stdout_is_terminal();
     for (const auto& sample : samples) {
       const g2c::sampling::SuppressTokens mask(
           model, sample.readable ? unreadable : std::vector<std::int64_t>{});
@@ -77,7 +79,8 @@ int main(int argc, char** argv) {
       const auto ratio = g2c::exercises::distinct_trigram_ratio(generated);
       fmt::print("\n--- {} (temperature {}{}{}) ---\n{}\n", sample.name, sample.temperature,
                  sample.top_k ? fmt::format(", top-k {}", *sample.top_k) : "",
-                 sample.readable ? fmt::format(", {} tokens masked", unreadable.size()) : "", text);
+                 sample.readable ? fmt::format(", {} tokens masked", unreadable.size()) : "",
+                 terminal ? g2c::sampling::for_terminal(text) : text);
       runs.push_back({{"name", sample.name},
                       {"temperature", sample.temperature},
                       {"top_k", sample.top_k ? nlohmann::json(*sample.top_k) : nlohmann::json()},

@@ -1,6 +1,9 @@
 #include "g2c/sampling/text_generation.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <memory>
 
@@ -150,6 +153,27 @@ LongGeneration generate_long_cached(g2c::transformer::TransformerLMImpl& model,
     }
   }
   return run;
+}
+
+std::string for_terminal(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if ((byte < 0x20 && c != '\n' && c != '\t') || byte == 0x7F) {
+      // U+2400 + byte (U+2421 for DEL) in UTF-8: E2 90 80+byte, or E2 90 A1.
+      const unsigned char picture = byte == 0x7F ? 0xA1 : static_cast<unsigned char>(0x80 + byte);
+      out += "\xE2\x90";
+      out += static_cast<char>(picture);
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+bool stdout_is_terminal() {
+  return ::isatty(::fileno(stdout)) == 1;
 }
 
 }  // namespace g2c::sampling

@@ -82,6 +82,15 @@ class TextStream {
 /// the last character is cut short. Example: "a\xC3" -> 1; "a\xC3\xA9" -> 3.
 std::size_t complete_utf8_prefix(std::string_view bytes);
 
+/// `text` made safe to print on a terminal: control characters other than newline and tab (a BEL,
+/// an escape sequence's ESC, a backspace) become their visible Unicode pictures (U+2400 + code,
+/// U+2421 for DEL), so that a raw sample cannot ring, move the cursor or recolour the terminal.
+/// Everything else, multi-byte characters included, is unchanged. Example: "a\x07b" -> "a␇b".
+std::string for_terminal(std::string_view text);
+
+/// Whether stdout is a terminal (not a file or a pipe): where for_terminal is needed.
+bool stdout_is_terminal();
+
 /// What generate_long_cached did.
 struct LongGeneration {
   torch::Tensor ids;            // (T + new) int64 on the CPU, the prompt included

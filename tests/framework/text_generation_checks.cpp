@@ -107,6 +107,25 @@ TEST_CASE("streamed_text_concatenates_to_the_decoded_ids", "[sampling]") {
   CHECK(stream.finish() == g2c::tokenizer::kReplacementCharacter);
 }
 
+TEST_CASE("terminal_text_shows_control_characters_instead_of_obeying_them", "[sampling]") {
+  using g2c::sampling::for_terminal;
+  CHECK(for_terminal("a\x07"
+                     "b") == "a\u2407b");                 // BEL -> ␇
+  CHECK(for_terminal("\x1b[31mred") == "\u241b[31mred");  // ESC -> ␛: no colour change
+  CHECK(for_terminal("x\x7fy") == "x\u2421y");            // DEL -> ␡
+  INFO("newline, tab and multi-byte characters pass unchanged");
+  CHECK(for_terminal("line\n\tcafé ☕") == "line\n\tcafé ☕");
+  std::string all_controls;
+  for (int c = 0; c < 0x20; ++c) all_controls += static_cast<char>(c);
+  const auto shown = for_terminal(all_controls);
+  INFO("no byte below 0x20 but newline and tab survives");
+  for (const char c : shown) {
+    const auto byte = static_cast<unsigned char>(c);
+    CHECK((byte >= 0x20 || c == '\n' || c == '\t'));
+  }
+  CHECK(g2c::tokenizer::to_valid_utf8(shown) == shown);  // still valid UTF-8
+}
+
 TEST_CASE("unreadable_ids_are_specials_controls_and_pieces_of_characters", "[sampling]") {
   const auto tokenizer = tokenizer_at(264);
   const auto ids = g2c::sampling::unreadable_token_ids(tokenizer);

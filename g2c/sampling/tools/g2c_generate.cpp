@@ -87,15 +87,22 @@ int run(const Options& options) {
                               : std::vector<std::int64_t>{};
   const g2c::sampling::SuppressTokens mask(model, suppressed);
 
-  // With the KV cache, streaming: each token's text is printed as soon as it is complete.
-  std::cout << options.prompt << std::flush;
+  // With the KV cache, streaming: each token's text is printed as soon as it is complete. On a
+  // terminal, control characters are shown, not obeyed (a raw sample can draw a BEL or an ESC);
+  // a file or a pipe gets the bytes as generated.
+  const bool terminal = g2c::sampling::stdout_is_terminal();
+  const auto show = [&](const std::string& text) {
+    std::cout << (terminal ? g2c::sampling::for_terminal(text) : text) << std::flush;
+  };
+  show(options.prompt);
   g2c::sampling::TextStream stream(text_model.tokenizer);
   auto start = std::chrono::steady_clock::now();
-  const auto cached = g2c::sampling::generate_long_cached(
-      model, prompt, options.tokens, generate_options(options),
-      [&](std::int64_t id) { std::cout << stream.push(id) << std::flush; });
+  const auto cached =
+      g2c::sampling::generate_long_cached(model, prompt, options.tokens, generate_options(options),
+                                          [&](std::int64_t id) { show(stream.push(id)); });
   const double cached_seconds = seconds_since(start, device);
-  std::cout << stream.finish() << std::endl;
+  show(stream.finish());
+  std::cout << std::endl;
   const auto rate = [](std::int64_t count, double seconds) { return count / seconds; };
   fmt::print(stderr, "{} tokens in {:.2f} s: {:.0f} tokens/s with the KV cache", cached.new_tokens,
              cached_seconds, rate(cached.new_tokens, cached_seconds));
