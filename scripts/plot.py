@@ -8,7 +8,7 @@ into the same document, so a figure can refer to a series instead of repeating i
 Optional keys, by kind:
   line, scatter  series: label, style, color, marker, size; figure: hlines and vlines
                  ([{"y" or "x", label, color, style}]), logx, logy, aspect ("equal")
-  bar            series: label; figure: logy, rotate_labels
+  bar            series: label (the legend goes beside the axes); figure: logy, rotate_labels
   heatmaps       figure: columns, panel_width, panel_height; panel: matrix, cmap, alpha, vmin, vmax,
                  origin, extent, aspect, colorbar (false hides it), x/yticklabels, title, note (a
                  corner text), contours ([{"levels": [...], "matrix" (default: the panel's), color,
@@ -111,7 +111,8 @@ def draw_bar(ax, document, figure):
     if figure.get("logy"):
         ax.set_yscale("log")
     if any(s.get("label") for s in series):
-        ax.legend()
+        # Beside the axes, not over them: grouped bars fill the whole plot area.
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
 
 
 def draw_heatmaps(fig, document, figure):

@@ -19,8 +19,9 @@ namespace {
 
 struct Config {
   std::vector<std::int64_t> depths{1, 2, 4, 8};
-  // The lesson strips one piece at a time; add pre_norm for the intact block as the baseline.
-  std::vector<std::string> wirings{"no_residual", "no_norm"};
+  // The lesson strips one piece at a time; the intact pre-norm block is the baseline they are
+  // read against.
+  std::vector<std::string> wirings{"pre_norm", "no_residual", "no_norm"};
   std::int64_t vocab_size = 50;
   std::int64_t embedding_dim = 48;
   std::int64_t num_heads = 4;
