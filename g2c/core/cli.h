@@ -1,12 +1,14 @@
 // The one way every course program (the exercises, g2c-generate, g2c-tokenizer) runs its command
 // line: parse, run, and turn what went wrong into a message and one exit status from one table.
 //
+// clang-format off
 //   exit status   meaning                                          raised as
 //   0             done
 //   1             an unexpected failure (a LibTorch error, …)      anything else
-//   2             bad input: an option, a file, a device           CLI11 parse errors,
-//   g2c::ValueError 3             a course function is still a TODO g2c::NotImplementedError 4
-//   training stopped: the loss is no longer finite   g2c::TrainingDiverged
+//   2             bad input: an option, a file, a device           CLI11 parse errors, g2c::ValueError
+//   3             a course function is still a TODO                g2c::NotImplementedError
+//   4             training stopped: the loss is no longer finite   g2c::TrainingDiverged
+// clang-format on
 //
 // Messages go to stderr after stdout is flushed, so text a program was streaming ends first.
 //
