@@ -10,8 +10,6 @@ scratch="$(realpath -m "${1:-$root/build/hint-check}")"
 python="$root/.venv/bin/python"
 [[ -x "$python" ]] || python=python3
 
-"$python" "$root/scripts/hints.py" check
-
 rm -rf "$scratch/src"
 mkdir -p "$scratch/src"
 # The tracked and new files as they are now (an edit not yet committed is checked too).

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdint>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -78,16 +79,13 @@ int main(int argc, char** argv) {
                __VERSION__, __cplusplus / 100 % 100);
     fmt::print("CPU        {} threads for LibTorch's operators, {} for its inter-op pool\n",
                torch::get_num_threads(), at::get_num_interop_threads());
-    const std::string parallel = at::get_parallel_info();
-    for (std::size_t start = 0; start < parallel.size();) {
-      const auto end = parallel.find('\n', start);
-      auto line = parallel.substr(start, end == std::string::npos ? end : end - start);
+    // LibTorch's own report, of which the lines about its thread pools and BLAS matter here.
+    std::istringstream parallel(at::get_parallel_info());
+    for (std::string line; std::getline(parallel, line);) {
       line.erase(0, line.find_first_not_of(" \t"));
       if (line.find("MKL") != std::string::npos || line.find("OpenMP") != std::string::npos) {
         fmt::print("           {}\n", line);
       }
-      if (end == std::string::npos) break;
-      start = end + 1;
     }
 
     std::vector<torch::Device> devices = {torch::Device(torch::kCPU)};
@@ -124,7 +122,7 @@ int main(int argc, char** argv) {
                           "build it with scripts/make_tokenizer_artifacts.sh (scripts/setup.sh "
                           "does it too)"});
     }
-    const auto python = g2c::exercises::project_dir() / ".venv" / "bin" / "python";
+    const auto python = g2c::exercises::project_python();
     if (fs::exists(python)) {
       fmt::print("figures    {}\n", python.string());
     } else {

@@ -70,7 +70,7 @@ std::filesystem::path save_result(const CommonOptions& options, const std::strin
 
 void plot_result(const CommonOptions& options, const std::filesystem::path& json_path) {
   if (!options.plot) return;
-  const std::filesystem::path python = project_dir() / ".venv" / "bin" / "python";
+  const std::filesystem::path python = project_python();
   const std::filesystem::path script = project_dir() / "scripts" / "plot.py";
   if (!std::filesystem::exists(python) || !std::filesystem::exists(script)) {
     std::cerr << "(no plots: run scripts/setup.sh for the Python environment, or pass --no-plot)\n";

@@ -13,6 +13,10 @@ std::filesystem::path project_dir() {
   return std::filesystem::path(G2C_SOURCE_DIR);
 }
 
+std::filesystem::path project_python() {
+  return project_dir() / ".venv" / "bin" / "python";
+}
+
 std::filesystem::path data_file(const std::string& name) {
   const char* override_dir = std::getenv("G2C_DATA_DIR");
   const std::filesystem::path path =
