@@ -275,6 +275,15 @@ class BPETokenizer {
   /// Reads a tokenizer.json written by save() or by the Python edition.
   static BPETokenizer load(const std::filesystem::path& path);
 
+  /// Adds merges given by the bytes of their two parts, as external merge lists (a merges.txt, a
+  /// Hugging Face tokenizer.json) write them: {"ab", "c"} merges the token "ab" with "c". Ids are
+  /// given consecutively from vocab_size(), in list order, except that a merge whose part is a
+  /// token some later merge creates waits until that merge is in (a list written by frequency
+  /// may name a composite before it defines it). Example: {{"ab", "c"}, {"a", "b"}} on a fresh
+  /// tokenizer gives (a, b) -> 256, then (ab, c) -> 257. ValueError, with nothing added, for a part
+  /// no merge of the list ever creates, a special token's bytes, an empty part, or a repeated pair.
+  void import_merges(const std::vector<std::pair<std::string, std::string>>& merges);
+
   /// Same special tokens and the same merges in the same order.
   friend bool operator==(const BPETokenizer& a, const BPETokenizer& b) {
     return a.special_tokens_ == b.special_tokens_ && a.merge_order_ == b.merge_order_;

@@ -1,6 +1,9 @@
-// tokenizer.json: the g2c.bpe format shared with the Python edition.
+// tokenizer.json: the g2c.bpe format shared with the Python edition; merges imported from
+// external lists.
 #include <limits>
 #include <string>
+#include <unordered_map>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -159,6 +162,63 @@ BPETokenizer BPETokenizer::load(const std::filesystem::path& path) {
     throw ValueError(fmt::format("tokenizer file not found: {}", path.string()));
   }
   return from_json_text(read_file(path), path.string());
+}
+
+}  // namespace g2c::tokenizer
+
+namespace g2c::tokenizer {
+
+void BPETokenizer::import_merges(const std::vector<std::pair<std::string, std::string>>& merges) {
+  // The bytes of every token a merge may use: the 256 bytes, the learned merges, then each merge
+  // of the list as it resolves (special tokens are never parts of a merge).
+  std::unordered_map<std::string, TokenId> id_of;
+  for (TokenId id = 0; id < vocab_.size(); ++id) {
+    if (!is_special(id)) id_of.emplace(vocab_[id], id);
+  }
+  // Resolve on a copy, so that a list refused halfway leaves this tokenizer as it was.
+  BPETokenizer result = *this;
+  std::vector<std::size_t> waiting(merges.size());
+  for (std::size_t i = 0; i < merges.size(); ++i) {
+    const auto& [left, right] = merges[i];
+    if (left.empty() || right.empty()) {
+      throw ValueError(
+          fmt::format("import_merges: merge #{} has an empty part; each part is the "
+                      "bytes of an existing token",
+                      i));
+    }
+    waiting[i] = i;
+  }
+  // Each pass adds, in list order, every waiting merge whose parts now exist; a pass that adds
+  // nothing leaves only merges that can never resolve.
+  while (!waiting.empty()) {
+    std::vector<std::size_t> still_waiting;
+    for (const std::size_t i : waiting) {
+      const auto& [left, right] = merges[i];
+      const auto a = id_of.find(left), b = id_of.find(right);
+      if (a == id_of.end() || b == id_of.end()) {
+        still_waiting.push_back(i);
+        continue;
+      }
+      const auto id = static_cast<TokenId>(result.vocab_size());
+      try {
+        result.add_merge({a->second, b->second}, id);
+      } catch (const ValueError& error) {
+        throw ValueError(fmt::format("import_merges: merge #{} (\"{}\", \"{}\"): {}", i, left,
+                                     right, error.what()));
+      }
+      id_of.emplace(left + right, id);
+    }
+    if (still_waiting.size() == waiting.size()) {
+      const auto& [left, right] = merges[waiting.front()];
+      throw ValueError(
+          fmt::format("import_merges: merge #{} (\"{}\", \"{}\") uses a token that is neither a "
+                      "byte, nor a merge "
+                      "this tokenizer has, nor one the list creates ({} merges cannot be resolved)",
+                      waiting.front(), left, right, waiting.size()));
+    }
+    waiting = std::move(still_waiting);
+  }
+  *this = std::move(result);
 }
 
 }  // namespace g2c::tokenizer

@@ -499,3 +499,65 @@ TEST_CASE("text_tokenizer_caps_and_checks_ids", "[chars]") {
   CHECK(chars.encode("cab?") == std::vector<std::int64_t>{3, 1, 2, 0});
   CHECK(chars.decode({1, 2}) == "ab");
 }
+
+// --- Merges imported from an external list -----------------------------------------------------
+
+namespace {
+
+/// The merges of `tok` as an external list writes them: the bytes of both parts, by id.
+std::vector<std::pair<std::string, std::string>> merges_as_bytes(const BPETokenizer& tok) {
+  std::vector<std::pair<std::string, std::string>> list;
+  for (const auto& merge : tok.merges_in_order()) {
+    list.emplace_back(tok.token_bytes(merge.pair.left), tok.token_bytes(merge.pair.right));
+  }
+  return list;
+}
+
+}  // namespace
+
+TEST_CASE("imported_merges_rebuild_a_trained_tokenizer_in_any_order") {
+  BPETokenizer trained;
+  trained.train_fast(std::string(kProse), 300);
+  auto list = merges_as_bytes(trained);
+  REQUIRE(list.size() == 300 - 256);
+
+  BPETokenizer in_order;
+  in_order.import_merges(list);
+  CHECK(in_order == trained);  // the same merges with the same ids
+
+  // Backwards, every composite is named before the merge that creates it: each still resolves,
+  // and the vocabulary holds the same tokens (under other ids).
+  std::reverse(list.begin(), list.end());
+  BPETokenizer reversed;
+  reversed.import_merges(list);
+  auto tokens = [](const BPETokenizer& tok) {
+    auto vocab = tok.vocab();
+    std::sort(vocab.begin(), vocab.end());
+    return vocab;
+  };
+  CHECK(tokens(reversed) == tokens(trained));
+  for (const auto& merge : reversed.merges_in_order()) {
+    CHECK(merge.pair.left < merge.id);
+    CHECK(merge.pair.right < merge.id);
+  }
+  std::string joined;
+  for (const TokenId id : reversed.encode_fast(std::string(kProse)))
+    joined += reversed.token_bytes(id);
+  CHECK(joined == std::string(kProse));
+}
+
+TEST_CASE("import_merges_refuses_a_list_that_cannot_resolve_and_changes_nothing") {
+  BPETokenizer tok;
+  tok.import_merges({{"a", "b"}});
+  const BPETokenizer before = tok;
+  CHECK_THROWS_WITH(tok.import_merges({{"c", "d"}, {"xy", "z"}}),
+                    Catch::Contains("merge #1") && Catch::Contains("cannot be resolved"));
+  CHECK(tok == before);
+  CHECK(tok.vocab_size() == 257);
+  CHECK_THROWS_AS(tok.import_merges({{"", "a"}}), ValueError);
+  CHECK_THROWS_WITH(tok.import_merges({{"c", "d"}, {"c", "d"}}), Catch::Contains("merge #1"));
+  CHECK(tok == before);
+  BPETokenizer with_specials = BPETokenizer::with_course_special_tokens();
+  // A special token's bytes are not a token a merge can use: "<|endoftext|>" never resolves.
+  CHECK_THROWS_AS(with_specials.import_merges({{"<|endoftext|>", "a"}}), ValueError);
+}
