@@ -13,6 +13,9 @@
 #   attention/self_attention one file
 
 set(G2C_COURSE_FILES
+  "01  autodiff   autodiff/value"
+  "01  autodiff   autodiff/grad_check"
+  "01  autodiff   autodiff/nn"
   "03  nn         nn/linear"
   "03  nn         nn/activations"
   "03  nn         nn/sequential"

@@ -199,7 +199,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     show = commands.add_parser("show", help="print a function's hints, one step at a time")
-    show.add_argument("module", help="the module: 03, 03b, 04, …, 11")
+    show.add_argument("module", help="the module: 01, 02, 03, 03b, …, 11")
     show.add_argument("function", nargs="?", help="e.g. Block::forward (or forward); none: list")
     level = show.add_mutually_exclusive_group()
     level.add_argument("--more", action="store_true", help="also the steps, with their shapes")

@@ -1,0 +1,133 @@
+// Exercise 01.1 — the 2-2-1 tanh network on XOR, trained with nothing but your scalar engine:
+// train_xor_step's forward pass, backward() and the update. Writes the loss curve, the four
+// predictions and the decision boundary over [−0.5, 1.5]².
+#include <random>
+
+#include <fmt/format.h>
+
+#include "exercises/common/cli.h"
+#include "g2c/autodiff/nn.h"
+#include "g2c/core/progress.h"
+
+using g2c::autodiff::ScalarMLP;
+using g2c::autodiff::XOR_DATA;
+
+namespace {
+
+struct Config {
+  double lr = 0.1;         // plain gradient descent on a 9-parameter model: large steps are safe
+  std::int64_t grid = 81;  // the boundary picture samples grid × grid points
+};
+
+constexpr double kLow = -0.5, kHigh = 1.5;  // the picture's square, the four inputs inside it
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Module 01, exercise 1: train a 2-2-1 tanh network on XOR with the scalar engine"};
+  g2c::exercises::CommonOptions options;
+  options.out = "results/01-autodiff";
+  options.steps = 500;
+  Config config;
+  g2c::exercises::add_common_options(app, options);
+  app.add_option("--lr", config.lr, "Learning rate of the gradient-descent step")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--grid", config.grid, "Points per side of the decision-boundary picture")
+      ->capture_default_str()
+      ->check(CLI::Range(2, 1000));
+  return g2c::run_cli(app, argc, argv, [&] {
+    const auto device = g2c::exercises::prepare(options);  // recorded; the engine runs on the CPU
+    std::mt19937 rng(static_cast<std::mt19937::result_type>(options.seed));
+    ScalarMLP model(rng);
+
+    std::vector<double> losses;
+    g2c::Progress progress("01_xor", options.steps, !options.quiet);
+    for (std::int64_t step = 0; step < options.steps; ++step) {
+      losses.push_back(g2c::autodiff::train_xor_step(model, config.lr));
+      progress.update(step + 1, fmt::format("loss {:.4f}", losses.back()));
+    }
+    const double final_loss = g2c::autodiff::xor_loss(model).data();
+    progress.finish(fmt::format("loss {:.4f}", final_loss));
+
+    nlohmann::json predictions = nlohmann::json::array();
+    int correct = 0;
+    for (const auto& [x, y] : XOR_DATA) {
+      const double out = model(x).data();
+      correct += (out > 0) == (y > 0);
+      predictions.push_back({{"x", x}, {"target", y}, {"output", out}});
+      fmt::print("  XOR({:.0f}, {:.0f}) = {:+.0f}   network: {:+.4f}\n", x[0], x[1], y, out);
+    }
+    fmt::print("loss {:.4f} → {:.4f} after {} steps; {}/4 signs right\n", losses.front(),
+               final_loss, options.steps, correct);
+
+    // The network's output over the square, row by row from the bottom (y = kLow) up.
+    std::vector<std::vector<double>> surface;
+    for (std::int64_t row = 0; row < config.grid; ++row) {
+      std::vector<double> line;
+      const double y = kLow + (kHigh - kLow) * static_cast<double>(row) / (config.grid - 1);
+      for (std::int64_t column = 0; column < config.grid; ++column) {
+        const double x = kLow + (kHigh - kLow) * static_cast<double>(column) / (config.grid - 1);
+        line.push_back(model({x, y}).data());
+      }
+      surface.push_back(std::move(line));
+    }
+
+    auto result = g2c::exercises::run_metadata("01_xor", options, device);
+    result["config"] = {{"steps", options.steps}, {"lr", config.lr}, {"grid", config.grid}};
+    result["losses"] = losses;
+    result["final_loss"] = final_loss;
+    result["predictions"] = predictions;
+    result["signs_right"] = correct;
+    nlohmann::json parameters = nlohmann::json::array();
+    for (const auto& p : model.parameters()) parameters.push_back(p.data());
+    result["parameters"] = parameters;
+    result["extent"] = {kLow, kHigh, kLow, kHigh};
+    result["surface"] = surface;
+    nlohmann::json negative = {{"x", nlohmann::json::array()}, {"y", nlohmann::json::array()}};
+    nlohmann::json positive = negative;
+    for (const auto& [x, y] : XOR_DATA) {
+      auto& group = y > 0 ? positive : negative;
+      group["x"].push_back(x[0]);
+      group["y"].push_back(x[1]);
+    }
+    result["points"] = {{"negative", negative}, {"positive", positive}};
+    result["figures"] = {
+        {{"file", "xor_loss.png"},
+         {"kind", "line"},
+         {"title", "XOR on the scalar engine: mean squared error per step"},
+         {"xlabel", "step"},
+         {"ylabel", "MSE"},
+         {"logy", true},
+         {"series", {{{"label", fmt::format("lr {}", config.lr)}, {"y", "/losses"}}}}},
+        {{"file", "xor_boundary.png"},
+         {"kind", "heatmaps"},
+         {"title",
+          fmt::format("The network's output after {} steps (black: output 0)", options.steps)},
+         {"panels",
+          {{{"title", fmt::format("loss {:.4f}, {}/4 signs right", final_loss, correct)},
+            {"matrix", "/surface"},
+            {"cmap", "coolwarm"},
+            {"vmin", -1},
+            {"vmax", 1},
+            {"origin", "lower"},
+            {"extent", "/extent"},
+            {"aspect", "equal"},
+            {"contours", {{{"levels", {0.0}}, {"color", "black"}}}},
+            {"points",
+             {{{"x", "/points/negative/x"},
+               {"y", "/points/negative/y"},
+               {"color", "navy"},
+               {"size", 120},
+               {"edgecolor", "white"},
+               {"label", "XOR = −1"}},
+              {{"x", "/points/positive/x"},
+               {"y", "/points/positive/y"},
+               {"color", "darkred"},
+               {"size", 120},
+               {"edgecolor", "white"},
+               {"label", "XOR = +1"}}}}}}}}};
+    const auto path = g2c::exercises::save_result(options, "xor.json", result);
+    g2c::exercises::plot_result(options, path);
+  });
+}
