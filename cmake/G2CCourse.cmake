@@ -49,6 +49,7 @@ set(G2C_COURSE_FILES
   "11  sampling   sampling/top_p"
   "11  sampling   sampling/repetition_penalty"
   "11  sampling   sampling/generate"
+  "11  sampling   sampling/best_of_n"
 )
 
 set(G2C_SOLUTIONS "" CACHE STRING

@@ -2,7 +2,9 @@
 # Runs the module 11 exercises in a short configuration and checks the JSON they write against
 # exercises/11-sampling/README.md: the warped distributions (sorted, summing to at most 1, top-k
 # leaving k tokens, top-p the smallest set reaching p, temperature ordering the entropies), one
-# sample per setting, and the generation speed of both methods with identical tokens.
+# sample per setting, the generation speed of both methods with identical tokens, and best-of-n's
+# pool (n candidates, each score the sum of its continuation's log-probabilities, the best the
+# argmax of each ranking, the single sample the first candidate).
 #   scripts/smoke_11.sh [build dir]      (default build/reference)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
@@ -10,12 +12,15 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
 "$bin/11_decoding" "${common[@]}" --threads 1 --steps 20 --dim 32 --layers 1 --context 32 \
   --sample-tokens 24 --ranks 5000 >/dev/null
 "$bin/11_generation_speed" "${common[@]}" --threads 1 --tokens 8 24 --prompt-tokens 4 >/dev/null
+"$bin/11_best_of_n" "${common[@]}" --threads 1 --steps 20 --dim 32 --layers 1 --context 32 \
+  --new-tokens 16 -n 4 >/dev/null
 
-"$python" - "$out/decoding.json" "$out/generation_speed.json" <<'PY'
+"$python" - "$out/decoding.json" "$out/generation_speed.json" "$out/best_of_n.json" <<'PY'
 import json, math, sys
 
 decoding = json.load(open(sys.argv[1]))
 speed = json.load(open(sys.argv[2]))
+best = json.load(open(sys.argv[3]))
 problems = []
 check = lambda ok, what: ok or problems.append(what)
 
@@ -60,12 +65,34 @@ for run in speed["runs"]:
     check(run["uncached_tokens_per_s"] > 0 and run["cached_tokens_per_s"] > 0, "speed: rates")
     check(run["same_tokens"], f"speed: cached and uncached differ at {run['new_tokens']} tokens")
 check(len(speed["figures"]) == 1, "generation_speed.json: one figure")
+
+for key in ["program", "config", "model", "training", "single", "best_raw", "best_normalized",
+            "pool", "series", "figures"]:
+    check(key in best, f"best_of_n.json: no {key!r}")
+pool, config = best["pool"], best["config"]
+check(len(pool) == 4, "best_of_n.json: four candidates")
+prompt_ids = pool[0]["ids"][:config["prompt_tokens"]]
+for i, c in enumerate(pool):
+    check(c["ids"][:config["prompt_tokens"]] == prompt_ids, f"candidate {i}: starts with the prompt")
+    check(1 <= c["new_tokens"] <= 16, f"candidate {i}: {c['new_tokens']} new tokens")
+    check(c["new_tokens"] == 16 or c["ids"][-1] == config["eos_id"], f"candidate {i}: early stop")
+    check(c["score"] < 0, f"candidate {i}: a log-probability below 0")
+    check(abs(c["mean_score"] * c["new_tokens"] - c["score"]) < 1e-4 * abs(c["score"]),
+          f"candidate {i}: mean score = score / new tokens")
+check(best["same_pool"], "best_of_n.json: one seed, one pool for both rankings")
+check(best["best_raw"]["score"] == max(c["score"] for c in pool), "best by log p is the argmax")
+check(best["best_normalized"]["mean_score"] == max(c["mean_score"] for c in pool),
+      "best per token is the argmax of the mean")
+check(best["single"]["same_as_first_candidate"], "the single sample is the pool's first draw")
+check(best["best_raw"]["score"] >= best["single"]["score"], "best of n beats the single sample")
+check(len(best["figures"]) == 2, "best_of_n.json: two figures")
 if problems:
     print("\n".join(problems))
     print("checks: 0 passed, 1 failed, 0 skipped")
     sys.exit(1)
-print("ok decoding.json, generation_speed.json")
+print("ok decoding.json, generation_speed.json, best_of_n.json")
 print("checks: 1 passed, 0 failed, 0 skipped")
 PY
-"$python" "$ROOT/scripts/plot.py" "$out/decoding.json" "$out/generation_speed.json" >/dev/null &&
+"$python" "$ROOT/scripts/plot.py" "$out/decoding.json" "$out/generation_speed.json" \
+  "$out/best_of_n.json" >/dev/null &&
   echo "ok plots"

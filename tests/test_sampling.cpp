@@ -11,13 +11,18 @@
 //
 // Python's torch.allclose(a, b, atol=x) means |a - b| <= x + 1e-5·|b|; py_allclose() keeps that
 // meaning.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <set>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include <torch/torch.h>
 
 #include "g2c/core/errors.h"
+#include "g2c/sampling/best_of_n.h"
 #include "g2c/sampling/generate.h"
 #include "g2c/sampling/warpers.h"
 #include "g2c/transformer/transformer_lm.h"
@@ -26,9 +31,12 @@
 
 using g2c::sampling::apply_repetition_penalty;
 using g2c::sampling::apply_temperature;
+using g2c::sampling::best_of_n;
+using g2c::sampling::BestOfNOptions;
 using g2c::sampling::generate;
 using g2c::sampling::generate_cached;
 using g2c::sampling::GenerateOptions;
+using g2c::sampling::sequence_log_prob;
 using g2c::sampling::top_k_filter;
 using g2c::sampling::top_p_filter;
 using g2c::testing::py_allclose;
@@ -74,6 +82,36 @@ void favour_token_zero(TransformerLM& model, double value) {
   torch::NoGradGuard no_grad;
   model->head_bias.zero_();
   model->head_bias[0] = value;
+}
+
+/// Python's math.isclose(a, b, rel_tol=rel_tol, abs_tol=abs_tol).
+bool isclose(double a, double b, double rel_tol = 1e-5, double abs_tol = 1e-6) {
+  return std::fabs(a - b) <= std::max(rel_tol * std::max(std::fabs(a), std::fabs(b)), abs_tol);
+}
+
+/// The score written out as the Python tests write it: Σ log_softmax(logits)[t, ids[t + 1]] for
+/// t = first … T - 2, each term a float32 read as a double.
+double manual_gather(TransformerLM& model, const torch::Tensor& sequence, std::int64_t first) {
+  torch::NoGradGuard no_grad;
+  const auto log_probs = torch::log_softmax(model(sequence.unsqueeze(0))[0], /*dim=*/-1);  // (T, V)
+  double total = 0.0;
+  for (std::int64_t t = first; t < sequence.size(0) - 1; ++t) {
+    total += log_probs[t][sequence[t + 1].item<std::int64_t>()].item<double>();
+  }
+  return total;
+}
+
+/// The same sum with each row scored against the token it reads instead of the next one: what an
+/// off-by-one alignment computes.
+double same_position_gather(TransformerLM& model, const torch::Tensor& sequence,
+                            std::int64_t first) {
+  torch::NoGradGuard no_grad;
+  const auto log_probs = torch::log_softmax(model(sequence.unsqueeze(0))[0], /*dim=*/-1);
+  double total = 0.0;
+  for (std::int64_t t = first; t < sequence.size(0); ++t) {
+    total += log_probs[t][sequence[t].item<std::int64_t>()].item<double>();
+  }
+  return total;
 }
 
 }  // namespace
@@ -574,4 +612,160 @@ TEST_CASE("generate_matches_cpu_on_accelerator", "[accelerator]") {
   CHECK(on_accelerator.device().is_cpu());
   CHECK(torch::equal(generate_cached(device_model, prompt, 8, greedy),
                      generate_cached(cpu_model, prompt, 8, greedy)));
+}
+
+// ---- sequence_log_prob and best_of_n ------------------------------------------------------------
+
+TEST_CASE("sequence_log_prob_matches_manual_gather") {
+  auto model = tiny_model();
+  const auto sequence = ids({1, 4, 7, 2, 9});
+  const double expected = manual_gather(model, sequence, 0);
+  const double got = sequence_log_prob(model, sequence);
+  INFO("got " << got << ", expected " << expected
+              << " = Σ log_softmax(logits)[t, ids[t + 1]] for t = 0 … T - 2: row t of the logits "
+                 "predicts the token at t + 1");
+  const bool same_position = isclose(got, same_position_gather(model, sequence, 0)) ||
+                             isclose(got, same_position_gather(model, sequence, 1));
+  INFO((same_position ? "yours scores row t against ids[t], the token it has just read: take the "
+                        "rows 0 … T - 2 and the targets ids[1 … T - 1]"
+                      : ""));
+  CHECK(isclose(got, expected));
+}
+
+TEST_CASE("sequence_log_prob_is_negative") {
+  auto model = tiny_model();
+  const double score = sequence_log_prob(model, ids({3, 1, 4, 1, 5}));
+  INFO("got " << score
+              << ": a sum of log-probabilities is below 0; a positive score sums logits or "
+                 "probabilities, not log_softmax");
+  CHECK(score < 0.0);
+}
+
+TEST_CASE("sequence_log_prob_prompt_len_scores_continuation_only") {
+  auto model = tiny_model();
+  const auto sequence = ids({1, 4, 7, 2, 9});
+  const double full = sequence_log_prob(model, sequence);
+  const double continuation = sequence_log_prob(model, sequence, /*prompt_len=*/3);
+  const double expected = manual_gather(model, sequence, 2);
+  INFO("prompt_len 3 of [1, 4, 7, 2, 9]: expected log p(2 | 1 4 7) + log p(9 | 1 4 7 2) = "
+       << expected << ", got " << continuation << " (the whole sequence scores " << full << ")");
+  std::string hint;
+  if (isclose(continuation, full)) {
+    hint = "prompt_len changed nothing: the scored rows start at max(prompt_len - 1, 0)";
+  } else if (isclose(continuation, manual_gather(model, sequence, 3))) {
+    hint =
+        "one token too many left out: the first token after the prompt (position prompt_len) is "
+        "predicted by row prompt_len - 1";
+  }
+  INFO(hint);
+  CHECK(isclose(continuation, expected));
+  CHECK(continuation > full);
+}
+
+TEST_CASE("sequence_log_prob_rejects_bad_input") {
+  auto model = tiny_model();
+  INFO("a (1, 2) batch, a single token, and prompt_len 3 of 3 tokens are each a ValueError");
+  CHECK_THROWS_AS(sequence_log_prob(model, torch::tensor({{1, 2}}, torch::kLong)), g2c::ValueError);
+  CHECK_THROWS_AS(sequence_log_prob(model, ids({1})), g2c::ValueError);
+  CHECK_THROWS_AS(sequence_log_prob(model, ids({1, 2, 3}), /*prompt_len=*/3), g2c::ValueError);
+}
+
+TEST_CASE("best_of_n_returns_candidate_pool") {
+  auto model = tiny_model();
+  const auto prompt = ids({1, 2});
+  const auto [best, scored] =
+      best_of_n(model, prompt, 4, BestOfNOptions().n(5), GenerateOptions().generator(seeded(0)));
+  INFO("n = 5: one {ids, score} per candidate");
+  CHECK(scored.size() == 5);
+  for (const auto& candidate : scored) CHECK(candidate.ids.numel() >= prompt.numel());
+  REQUIRE(best.defined());
+  CHECK(best.numel() >= prompt.numel());
+}
+
+TEST_CASE("best_of_n_returns_the_argmax_candidate") {
+  auto model = tiny_model();
+  const auto [best, scored] = best_of_n(model, ids({1, 2}), 4, BestOfNOptions().n(6),
+                                        GenerateOptions().generator(seeded(1)));
+  REQUIRE_FALSE(scored.empty());
+  double top = scored.front().score;
+  for (const auto& candidate : scored) top = std::max(top, candidate.score);
+  bool found = false;
+  std::ostringstream pool;
+  for (const auto& candidate : scored) {
+    pool << "\n  " << candidate.score;
+    if (candidate.score == top && best.defined() && torch::equal(best, candidate.ids)) found = true;
+  }
+  INFO("the best sequence must be one with the highest score, " << top
+                                                                << "; the pool:" << pool.str());
+  CHECK(found);
+}
+
+TEST_CASE("best_of_n_candidates_differ") {
+  auto model = tiny_model();
+  const auto [best, scored] = best_of_n(model, ids({1, 2}), 6, BestOfNOptions().n(8),
+                                        GenerateOptions().temperature(1.5).generator(seeded(2)));
+  std::set<std::vector<std::int64_t>> distinct;
+  for (const auto& candidate : scored) {
+    const auto flat = candidate.ids.contiguous();
+    distinct.emplace(flat.data_ptr<std::int64_t>(), flat.data_ptr<std::int64_t>() + flat.numel());
+  }
+  INFO(scored.size() << " candidates at temperature 1.5, " << distinct.size()
+                     << " distinct: every generate call must use the caller's generator itself "
+                        "(generate_options as given), so that each call draws new numbers; a "
+                        "copy (clone()) or a freshly seeded generator per candidate replays the "
+                        "same draws");
+  CHECK(distinct.size() > 1);
+}
+
+TEST_CASE("best_of_n_length_normalize_changes_ranking") {
+  auto model = tiny_model();
+  const auto prompt = ids({1, 2});
+  const auto raw =
+      best_of_n(model, prompt, 6, BestOfNOptions().n(6), GenerateOptions().generator(seeded(3)))
+          .scored;
+  const auto norm = best_of_n(model, prompt, 6, BestOfNOptions().n(6).length_normalize(true),
+                              GenerateOptions().generator(seeded(3)))
+                        .scored;
+  REQUIRE(raw.size() == norm.size());
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    INFO("candidate " << i << ": the same seed must draw the same candidates");
+    REQUIRE(torch::equal(raw[i].ids, norm[i].ids));
+    const auto new_tokens = std::max<std::int64_t>(raw[i].ids.numel() - prompt.numel(), 1);
+    INFO("normalised " << norm[i].score << ", raw " << raw[i].score << ": expected raw / "
+                       << new_tokens << " new tokens = " << raw[i].score / new_tokens
+                       << " (divide by the new tokens, T - P, not by the whole length T)");
+    CHECK(isclose(norm[i].score, raw[i].score / static_cast<double>(new_tokens)));
+  }
+}
+
+TEST_CASE("best_of_n_rejects_bad_n") {
+  auto model = tiny_model();
+  INFO("n = 0 candidates is a ValueError");
+  CHECK_THROWS_AS(best_of_n(model, ids({1, 2}), 3, BestOfNOptions().n(0)), g2c::ValueError);
+}
+
+TEST_CASE("best_of_n_scores_the_continuation_only") {
+  // An edition addition. Scoring each candidate with the prompt included adds the same number, the
+  // prompt's own log-probability, to every score: the ranking by raw sum does not move, and the
+  // normalised scores still equal raw / new tokens, so every Python test passes. The scores are
+  // wrong all the same, and with EOS (candidates of different lengths) the normalised ranking too.
+  auto model = tiny_model();
+  const auto prompt = ids({5, 3, 8, 1});
+  for (const bool normalise : {false, true}) {
+    const auto [best, scored] =
+        best_of_n(model, prompt, 5, BestOfNOptions().n(4).length_normalize(normalise),
+                  GenerateOptions().generator(seeded(4)));
+    for (const auto& candidate : scored) {
+      const auto new_tokens = candidate.ids.numel() - prompt.numel();
+      const double expected =
+          manual_gather(model, candidate.ids, prompt.numel() - 1) /
+          (normalise ? static_cast<double>(std::max<std::int64_t>(new_tokens, 1)) : 1.0);
+      INFO((normalise ? "normalised" : "raw")
+           << " score " << candidate.score << ", expected " << expected
+           << " for the continuation alone: pass prompt_len = the prompt's length to "
+              "sequence_log_prob (with the prompt scored too it would be "
+           << manual_gather(model, candidate.ids, 0) << " before normalising)");
+      CHECK(isclose(candidate.score, expected));
+    }
+  }
 }

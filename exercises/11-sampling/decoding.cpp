@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "exercises/11-sampling/short_training.h"
 #include "exercises/common/cli.h"
 #include "exercises/common/corpus.h"
 #include "exercises/common/course_tokenizer.h"
@@ -17,8 +18,6 @@
 #include "exercises/common/generation.h"
 #include "exercises/common/tensor_json.h"
 #include "g2c/core/errors.h"
-#include "g2c/core/progress.h"
-#include "g2c/pretraining/trainer.h"
 #include "g2c/sampling/generate.h"
 #include "g2c/transformer/transformer_lm.h"
 
@@ -75,72 +74,6 @@ torch::Tensor warped_probabilities(const torch::Tensor& logits, const Setting& s
   return torch::softmax(warped, /*dim=*/-1);
 }
 
-std::vector<std::int64_t> to_vector(const torch::Tensor& ids) {
-  const auto flat = ids.to(torch::kCPU, torch::kLong).contiguous();
-  return {flat.data_ptr<std::int64_t>(), flat.data_ptr<std::int64_t>() + flat.numel()};
-}
-
-/// The warmup of a run of `steps`: a tenth of it, at most 30 steps.
-std::int64_t warmup_steps(std::int64_t steps) {
-  return std::min<std::int64_t>(30, steps / 10);
-}
-
-/// Trains `model` through module 10's Trainer: AdamW, a short warmup then a cosine from `lr` to a
-/// tenth of it, clipping at 1.0, random next-token windows of the corpus's training ids, the
-/// validation loss every log_every steps. Returns the logged curves and the final validation loss.
-nlohmann::json train(g2c::transformer::TransformerLM& model, const g2c::exercises::Corpus& corpus,
-                     const Config& config, const g2c::exercises::CommonOptions& options,
-                     const torch::Device& device) {
-  using g2c::pretraining::Trainer;
-  using g2c::pretraining::TrainerOptions;
-  Trainer trainer(model,
-                  TrainerOptions(config.batch_size, config.context_length, options.steps, config.lr)
-                      .min_lr(config.lr / 10)
-                      .warmup_steps(warmup_steps(options.steps))
-                      .weight_decay(config.weight_decay)
-                      .grad_clip(1.0)
-                      .eval_every(config.log_every)
-                      .eval_iters(10)
-                      .log_every(config.log_every)
-                      .generator(at::make_generator<at::CPUGeneratorImpl>(options.seed + 1))
-                      .device(device.str())
-                      .optimizer("adamw"));
-  std::fflush(stdout);  // the lines above before the progress line, in a log file too
-  g2c::Progress progress("training", options.steps, !options.quiet);
-  const auto start = std::chrono::steady_clock::now();
-  const auto history = trainer.train(
-      corpus.train,
-      g2c::pretraining::TrainOptions()
-          .val_ids(corpus.val)
-          .on_log([&](const g2c::pretraining::LogEvent& event) {
-            if (!std::isfinite(event.train_loss)) {
-              throw g2c::TrainingDiverged(fmt::format(
-                  "the training loss stopped being finite at step {} (lr {:.2e}, grad norm {}); "
-                  "check g2c/pretraining/trainer.cpp and g2c/transformer/, or lower the rate",
-                  event.step, event.lr, event.grad_norm));
-            }
-            std::string metrics = fmt::format("loss {:.3f}", event.train_loss);
-            if (event.val_loss) metrics += fmt::format(" val {:.3f}", *event.val_loss);
-            progress.update(event.step + 1, metrics);
-          }));
-  progress.finish();
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double val_loss = history.val_loss.empty() ? NAN : history.val_loss.back();
-  const double ln_vocab = std::log(static_cast<double>(config.vocab));
-  fmt::print(
-      "trained {} steps in {:.1f}s: train loss {:.3f}, validation loss {:.3f} (ln V = {:.3f})\n",
-      options.steps, seconds, history.train_loss.back(), val_loss, ln_vocab);
-  return {{"steps", history.step},
-          {"train_loss", history.train_loss},
-          {"lr", history.lr},
-          {"val_loss", val_loss},
-          {"val_steps", history.val_step},
-          {"val_curve", history.val_loss},
-          {"seconds", seconds},
-          {"ln_vocab", ln_vocab}};
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -188,7 +121,17 @@ int main(int argc, char** argv) {
     model->to(device);
     std::int64_t parameters = 0;
     for (const auto& p : model->parameters()) parameters += p.numel();
-    const auto training = train(model, corpus, config, options, device);
+    auto training =
+        g2c::exercises::train_briefly(model, corpus,
+                                      {config.batch_size, config.context_length, config.lr,
+                                       config.weight_decay, config.log_every},
+                                      options, device);
+    const double ln_vocab = std::log(static_cast<double>(config.vocab));
+    training["ln_vocab"] = ln_vocab;
+    fmt::print(
+        "trained {} steps in {:.1f}s: train loss {:.3f}, validation loss {:.3f} (ln V = {:.3f})\n",
+        options.steps, training["seconds"].get<double>(),
+        training["train_loss"].back().get<double>(), training["val_loss"].get<double>(), ln_vocab);
 
     // The next-token distribution after the probe, before and after each warper.
     const auto probe_ids = tokenizer.encode(config.probe);
@@ -266,7 +209,7 @@ int main(int argc, char** argv) {
               .repetition_penalty(s.repetition_penalty)
               .generator(at::make_generator<at::CPUGeneratorImpl>(options.seed + 11));
       const auto begin = std::chrono::steady_clock::now();
-      const auto out = to_vector(g2c::sampling::generate(
+      const auto out = g2c::exercises::ids_vector(g2c::sampling::generate(
           model, torch::tensor(prompt_ids, torch::kLong), config.sample_tokens, options_for));
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
@@ -292,7 +235,7 @@ int main(int argc, char** argv) {
                         {"optimizer", "adamw"},
                         {"lr", config.lr},
                         {"min_lr", config.lr / 10},
-                        {"warmup_steps", warmup_steps(options.steps)},
+                        {"warmup_steps", training["warmup_steps"]},
                         {"grad_clip", 1.0},
                         {"weight_decay", config.weight_decay},
                         {"steps", options.steps},

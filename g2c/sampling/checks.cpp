@@ -170,4 +170,62 @@ void check_generate_arguments(const g2c::transformer::TransformerLMImpl& model,
   }
 }
 
+void check_sequence_log_prob(const g2c::transformer::TransformerLMImpl& model,
+                             const torch::Tensor& token_ids, std::int64_t prompt_len) {
+  if (!token_ids.defined() || token_ids.dim() != 1) {
+    throw ValueError(
+        fmt::format("sequence_log_prob needs token_ids as a 1-D tensor (T), one sequence; got {}",
+                    token_ids.defined() ? describe_shape(token_ids) : "an undefined tensor"));
+  }
+  if (!c10::isIntegralType(token_ids.scalar_type(), /*includeBool=*/false)) {
+    throw ValueError(fmt::format("token_ids must be integer token ids (torch::kLong); got dtype {}",
+                                 c10::toString(token_ids.scalar_type())));
+  }
+  const auto length = token_ids.size(0);
+  if (length < 2) {
+    throw ValueError(fmt::format(
+        "sequence_log_prob needs at least 2 tokens: the first has no context, so it is never "
+        "scored; got T={}",
+        length));
+  }
+  if (length > model.max_seq_len) {
+    throw ValueError(fmt::format(
+        "token_ids has T={} tokens, more than the model's max_seq_len={}: one forward pass scores "
+        "the whole sequence, so keep prompt + new tokens within max_seq_len",
+        length, model.max_seq_len));
+  }
+  const auto low = token_ids.min().item<std::int64_t>();
+  const auto high = token_ids.max().item<std::int64_t>();
+  if (low < 0 || high >= model.vocab_size) {
+    throw ValueError(
+        fmt::format("token_ids contain token ids outside the model vocab: min={}, max={}, "
+                    "model.vocab_size={}",
+                    low, high, model.vocab_size));
+  }
+  if (prompt_len < 0) {
+    throw ValueError(fmt::format("prompt_len must be >= 0; got {}", prompt_len));
+  }
+  if (prompt_len >= length) {
+    throw ValueError(
+        fmt::format("prompt_len {} leaves nothing to score in a {}-token sequence: the scored "
+                    "tokens are those after the prompt",
+                    prompt_len, length));
+  }
+}
+
+void check_best_of_n(const g2c::transformer::TransformerLMImpl& model,
+                     const torch::Tensor& prompt_ids, std::int64_t max_new_tokens, std::int64_t n,
+                     const GenerateOptions& options) {
+  if (n < 1) {
+    throw ValueError(fmt::format("best_of_n needs n >= 1 candidates to choose from; got n={}", n));
+  }
+  if (max_new_tokens < 1) {
+    throw ValueError(fmt::format(
+        "best_of_n needs max_new_tokens >= 1: a candidate without a new token has nothing to "
+        "score; got {}",
+        max_new_tokens));
+  }
+  check_generate_arguments(model, prompt_ids, max_new_tokens, options);
+}
+
 }  // namespace g2c::sampling

@@ -1,5 +1,6 @@
-// Module 11 — the entry checks of the warpers and of generation, implemented for you. Each throws
-// g2c::ValueError saying what was expected and what was received; your functions call them first.
+// Module 11 — the entry checks of the warpers, of generation and of best-of-n, implemented for
+// you. Each throws g2c::ValueError saying what was expected and what was received; your functions
+// call them first.
 #pragma once
 
 #include <cstdint>
@@ -34,5 +35,18 @@ void check_repetition_penalty(const torch::Tensor& logits, const torch::Tensor& 
 void check_generate_arguments(const g2c::transformer::TransformerLMImpl& model,
                               const torch::Tensor& prompt_ids, std::int64_t max_new_tokens,
                               const GenerateOptions& options);
+
+/// What sequence_log_prob() refuses: token_ids that are not a 1-D integer tensor (T) of at least
+/// 2 ids (the first token has no context, so a single one leaves nothing to score), ids outside
+/// [0, V), more than max_seq_len ids (one forward pass sees them all), and a prompt_len < 0 or
+/// >= T. Example: ids (T=3) with prompt_len 3 -> "prompt_len 3 leaves nothing to score …".
+void check_sequence_log_prob(const g2c::transformer::TransformerLMImpl& model,
+                             const torch::Tensor& token_ids, std::int64_t prompt_len);
+
+/// What best_of_n() refuses before it generates anything: n < 1, max_new_tokens < 1 (a candidate
+/// without a new token has nothing to score), and whatever check_generate_arguments() refuses.
+void check_best_of_n(const g2c::transformer::TransformerLMImpl& model,
+                     const torch::Tensor& prompt_ids, std::int64_t max_new_tokens, std::int64_t n,
+                     const GenerateOptions& options);
 
 }  // namespace g2c::sampling

@@ -2,7 +2,8 @@
 // softmax, torch::topk, a sort-based nucleus in long double, a per-row set for the penalty), the
 // sampler's empirical frequencies against the softmax probabilities (chi-square), the order of the
 // warpers, greedy generation against a hand-written loop, generate_cached against generate token
-// for token, devices, and bad input.
+// for token, sequence_log_prob against a float64 log-softmax gather, best_of_n against its own
+// pool and a hand-written loop of generate calls, devices, and bad input.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <torch/torch.h>
 
 #include "g2c/core/errors.h"
+#include "g2c/sampling/best_of_n.h"
 #include "g2c/sampling/generate.h"
 #include "g2c/sampling/warpers.h"
 #include "g2c/transformer/transformer_lm.h"
@@ -26,10 +28,13 @@
 
 using g2c::sampling::apply_repetition_penalty;
 using g2c::sampling::apply_temperature;
+using g2c::sampling::best_of_n;
+using g2c::sampling::BestOfNOptions;
 using g2c::sampling::generate;
 using g2c::sampling::generate_cached;
 using g2c::sampling::GenerateOptions;
 using g2c::sampling::sample_next_token;
+using g2c::sampling::sequence_log_prob;
 using g2c::sampling::top_k_filter;
 using g2c::sampling::top_p_filter;
 using g2c::testing::max_abs_diff;
@@ -171,6 +176,31 @@ std::vector<std::int64_t> oracle_greedy(TransformerLM& model, std::vector<std::i
     ids.push_back(logits.argmax().item<std::int64_t>());
   }
   return ids;
+}
+
+/// The teacher-forced score from its definition, in long double: each row of `logits` (T, V) read
+/// as doubles, its log-softmax written out (x - max - log Σ exp(x - max)), summed at the token
+/// that follows it, over the rows max(prompt_len - 1, 0) … T - 2.
+long double oracle_log_prob(const torch::Tensor& logits, const std::vector<std::int64_t>& ids,
+                            std::int64_t prompt_len) {
+  long double total = 0;
+  const auto length = static_cast<std::int64_t>(ids.size());
+  for (std::int64_t t = std::max<std::int64_t>(prompt_len - 1, 0); t < length - 1; ++t) {
+    const auto row = row_values(logits[t]);
+    const long double top = *std::max_element(row.begin(), row.end());
+    long double mass = 0;
+    for (const double x : row) mass += std::exp(static_cast<long double>(x) - top);
+    total +=
+        static_cast<long double>(row[static_cast<std::size_t>(ids[t + 1])]) - top - std::log(mass);
+  }
+  return total;
+}
+
+/// The model's logits (T, V) for one sequence, on the CPU, without autograd.
+torch::Tensor sequence_logits(TransformerLM& model, const std::vector<std::int64_t>& ids) {
+  torch::NoGradGuard no_grad;
+  const auto batch = torch::tensor(ids, torch::kLong).unsqueeze(0).to(model->device());
+  return model(batch)[0].to(torch::kCPU);
 }
 
 }  // namespace
@@ -468,6 +498,117 @@ TEST_CASE("generation_on_cuda_matches_the_cpu", "[sampling]") {
   }
 }
 
+// ---- sequence_log_prob and best_of_n -----------------------------------------------------------
+
+TEST_CASE("sequence_log_prob_matches_a_float64_log_softmax_gather", "[sampling]") {
+  double worst32 = 0, worst64 = 0;
+  std::int64_t cases = 0;
+  for (const std::uint64_t seed : {0, 1, 2}) {
+    auto model = make_model(seed, /*num_layers=*/2, /*max_seq_len=*/24, /*vocab_size=*/20);
+    auto model64 = make_model(seed, 2, 24, 20);  // the same weights, in float64
+    model64->to(torch::kDouble);
+    for (const std::int64_t length : {2, 5, 24}) {
+      const auto ids = to_vector(torch::randint(0, 20, {length}, torch::kLong));
+      const auto sequence = torch::tensor(ids, torch::kLong);
+      const auto logits = sequence_logits(model, ids);
+      const auto logits64 = sequence_logits(model64, ids);
+      for (const std::int64_t prompt_len :
+           {std::int64_t{0}, std::int64_t{1}, length / 2, length - 1}) {
+        const auto expected = static_cast<double>(oracle_log_prob(logits, ids, prompt_len));
+        const auto expected64 = static_cast<double>(oracle_log_prob(logits64, ids, prompt_len));
+        const double got = sequence_log_prob(model, sequence, prompt_len);
+        const double got64 = sequence_log_prob(model64, sequence, prompt_len);
+        INFO("seed " << seed << ", T " << length << ", prompt_len " << prompt_len << ": float32 "
+                     << got << " vs " << expected << ", float64 " << got64 << " vs " << expected64);
+        CHECK(std::fabs(got - expected) <= 1e-5 * std::max(1.0, std::fabs(expected)));
+        CHECK(std::fabs(got64 - expected64) <= 1e-10 * std::max(1.0, std::fabs(expected64)));
+        CHECK(got < 0.0);
+        worst32 = std::max(worst32, std::fabs(got - expected));
+        worst64 = std::max(worst64, std::fabs(got64 - expected64));
+        ++cases;
+      }
+    }
+    for (const auto& p : model->parameters()) CHECK_FALSE(p.grad().defined());
+  }
+  CHECK(torch::GradMode::is_enabled());
+  std::cout << "sequence_log_prob against a long-double log-softmax gather on " << cases
+            << " cases: largest difference " << worst32 << " (float32), " << worst64
+            << " (float64)\n";
+}
+
+TEST_CASE("best_of_n_picks_the_argmax_of_its_pool_reproducibly", "[sampling]") {
+  auto model = make_model(3, /*num_layers=*/1, /*max_seq_len=*/32);
+  const std::vector<std::int64_t> prompt = {1, 2, 3};
+  const auto prompt_ids = torch::tensor(prompt, torch::kLong);
+  // EOS makes candidates of different lengths, where normalising matters.
+  const auto sampling = GenerateOptions().temperature(1.3).eos_id(0);
+  for (const bool normalise : {false, true}) {
+    for (const std::uint64_t seed : {5, 6}) {
+      const auto options = BestOfNOptions().n(10).length_normalize(normalise);
+      auto first = sampling, second = sampling, oracle = sampling;
+      first.generator(seeded(seed));
+      second.generator(seeded(seed));
+      oracle.generator(seeded(seed));
+      const auto a = best_of_n(model, prompt_ids, 8, options, first);
+      const auto b = best_of_n(model, prompt_ids, 8, options, second);
+      INFO("seed " << seed << (normalise ? ", length_normalize" : ", raw sum"));
+      REQUIRE(a.scored.size() == 10);
+      REQUIRE(b.scored.size() == 10);
+      std::size_t argmax = 0;
+      std::set<std::int64_t> lengths;
+      for (std::size_t i = 0; i < a.scored.size(); ++i) {
+        // The pool is n successive generate() calls on one generator, scored from the definition.
+        const auto expected_ids = generate(model, prompt_ids, 8, oracle);
+        const auto ids = to_vector(expected_ids);
+        const auto new_tokens = static_cast<std::int64_t>(ids.size() - prompt.size());
+        const auto raw = static_cast<double>(oracle_log_prob(
+            sequence_logits(model, ids), ids, static_cast<std::int64_t>(prompt.size())));
+        const double expected = normalise ? raw / static_cast<double>(new_tokens) : raw;
+        INFO("candidate " << i << ": " << a.scored[i].ids << " scored " << a.scored[i].score
+                          << ", expected " << expected_ids << " scored " << expected);
+        CHECK(torch::equal(a.scored[i].ids, expected_ids));
+        CHECK(std::fabs(a.scored[i].score - expected) <= 1e-5 * std::max(1.0, std::fabs(expected)));
+        CHECK(torch::equal(b.scored[i].ids, a.scored[i].ids));
+        CHECK(b.scored[i].score == a.scored[i].score);
+        if (a.scored[i].score > a.scored[argmax].score) argmax = i;
+        lengths.insert(new_tokens);
+      }
+      INFO("best_ids must be the first candidate of the largest score, #" << argmax);
+      CHECK(torch::equal(a.best_ids, a.scored[argmax].ids));
+      CHECK(torch::equal(b.best_ids, a.best_ids));
+      CHECK(lengths.size() > 1);  // EOS cut some candidates short: the check covers both cases
+    }
+  }
+  INFO("n = 1: the only candidate is the best");
+  const auto single = best_of_n(model, prompt_ids, 4, BestOfNOptions().n(1),
+                                GenerateOptions().generator(seeded(0)));
+  REQUIRE(single.scored.size() == 1);
+  CHECK(torch::equal(single.best_ids, single.scored[0].ids));
+}
+
+TEST_CASE("sequence_log_prob_on_cuda_matches_the_cpu", "[sampling]") {
+  if (!torch::cuda::is_available()) G2C_SKIP("no CUDA device on this machine");
+  auto cpu_model = make_model(8, 2, 48);
+  auto cuda_model = make_model(8, 2, 48);
+  cuda_model->to(torch::kCUDA);
+  const auto sequence = torch::randint(0, 12, {40}, torch::kLong);
+  for (const std::int64_t prompt_len : {0, 10, 39}) {
+    const double on_cpu = sequence_log_prob(cpu_model, sequence, prompt_len);
+    INFO("prompt_len " << prompt_len);
+    CHECK(std::fabs(sequence_log_prob(cuda_model, sequence, prompt_len) - on_cpu) <=
+          1e-4 * std::max(1.0, std::fabs(on_cpu)));
+    CHECK(std::fabs(sequence_log_prob(cuda_model, sequence.to(torch::kCUDA), prompt_len) -
+                    on_cpu) <= 1e-4 * std::max(1.0, std::fabs(on_cpu)));
+  }
+  const auto options = GenerateOptions().temperature(0.9).top_k(8);
+  auto a = options, b = options;
+  a.generator(seeded(3));
+  b.generator(seeded(3));
+  const auto on_cpu = best_of_n(cpu_model, torch::tensor({1, 2, 3}), 20, BestOfNOptions(), a);
+  const auto on_cuda = best_of_n(cuda_model, torch::tensor({1, 2, 3}), 20, BestOfNOptions(), b);
+  CHECK(torch::equal(on_cuda.best_ids, on_cpu.best_ids));
+}
+
 // ---- Bad input --------------------------------------------------------------------------------
 
 TEST_CASE("bad_input_is_a_value_error_naming_the_problem", "[sampling]") {
@@ -517,6 +658,27 @@ TEST_CASE("bad_input_is_a_value_error_naming_the_problem", "[sampling]") {
        }},
       {"integer token ids", [&] { apply_repetition_penalty(logits, torch::zeros({3}), 1.2); }},
       {"repetition_penalty", [&] { apply_repetition_penalty(logits, prompt, NAN); }},
+      {"1-D",
+       [&] {
+         sequence_log_prob(model, torch::zeros({1, 3}, torch::kLong));
+       }},
+      {"integer token ids", [&] { sequence_log_prob(model, torch::zeros({3})); }},
+      {"at least 2 tokens", [&] { sequence_log_prob(model, torch::tensor({1}, torch::kLong)); }},
+      {"max_seq_len=16", [&] { sequence_log_prob(model, torch::zeros({17}, torch::kLong)); }},
+      {"outside the model vocab",
+       [&] {
+         sequence_log_prob(model, torch::tensor({1, 12}));
+       }},
+      {"prompt_len must be >= 0", [&] { sequence_log_prob(model, prompt, -1); }},
+      {"leaves nothing to score", [&] { sequence_log_prob(model, prompt, 2); }},
+      {"n >= 1", [&] { best_of_n(model, prompt, 2, BestOfNOptions().n(0)); }},
+      {"max_new_tokens >= 1", [&] { best_of_n(model, prompt, 0); }},
+      {"outside the model vocab",
+       [&] {
+         best_of_n(model, torch::tensor({1, 12}), 2);
+       }},
+      {"temperature",
+       [&] { best_of_n(model, prompt, 2, BestOfNOptions(), GenerateOptions().temperature(-1.0)); }},
   };
   for (const auto& [expected, call] : cases) {
     INFO("expected a ValueError mentioning \"" << expected << "\"");
