@@ -6,6 +6,7 @@
 // question about a failing build.
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -23,6 +24,27 @@
 #include "g2c/tokenizer/artifacts.h"
 
 namespace {
+
+/// Each CUDA device's name and memory, as the NVIDIA driver reports them (nvidia-smi). LibTorch's
+/// CPU-side API gives only the count; its CUDA headers would tie this program to a CUDA build.
+void print_cuda_names_and_memory() {
+  std::FILE* pipe = popen(
+      "nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader 2>/dev/null", "r");
+  std::string report;
+  if (pipe != nullptr) {
+    char buffer[256];
+    while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) report += buffer;
+    if (pclose(pipe) != 0) report.clear();
+  }
+  if (report.empty()) {
+    fmt::print("           (names and memory: nvidia-smi is not available)\n");
+    return;
+  }
+  std::istringstream lines(report);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty()) fmt::print("           cuda:{}\n", line);  // "0, NVIDIA H100 …, 81559 MiB"
+  }
+}
 
 namespace fs = std::filesystem;
 
@@ -97,6 +119,7 @@ int main(int argc, char** argv) {
     fmt::print("devices    {} (CUDA: {}, MPS: {})\n", devices.size(),
                cuda_count > 0 ? fmt::format("{} device(s)", cuda_count) : "none",
                torch::mps::is_available() ? "yes" : "no");
+    if (cuda_count > 0) print_cuda_names_and_memory();
     std::fflush(stdout);
     for (const auto& device : devices) {
       const double rate = matmul_gflops(device, size, seconds);
