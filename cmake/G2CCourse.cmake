@@ -53,6 +53,10 @@ set(G2C_COURSE_FILES
   "11  sampling   sampling/repetition_penalty"
   "11  sampling   sampling/generate"
   "11  sampling   sampling/best_of_n"
+  "13  sft        sft/chat_template"
+  "13  sft        sft/data"
+  "13  sft        sft/loss"
+  "13  sft        sft/trainer"
 )
 
 set(G2C_SOLUTIONS "" CACHE STRING

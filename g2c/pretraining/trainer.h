@@ -147,6 +147,14 @@ class Trainer {
   /// The same with a new history, returned by value.
   TrainingHistory train(const torch::Tensor& train_ids, const TrainOptions& options = {});
 
+  /// The loop train() runs, for any kind of step: calls `one_step` (which must advance `step` by
+  /// one) until step == max_steps, logging, evaluating with `evaluate_held_out` (when set; the
+  /// options' val_ids are not used here), calling on_log and checkpointing exactly as train()
+  /// does. Module 13's SFTTrainer trains through it with its own batch and loss.
+  TrainingHistory& run_loop(const std::function<StepMetrics()>& one_step,
+                            const std::function<double()>& evaluate_held_out,
+                            TrainingHistory& history, const TrainOptions& options = {});
+
   /// Writes model parameters, optimizer state, generator state, step, hyper-parameters, history and
   /// `extra` to one file (an archive, archive.h), atomically: through a temporary file and a
   /// rename, with the previous checkpoint kept as `<path>.bak`. A run killed mid-save leaves the

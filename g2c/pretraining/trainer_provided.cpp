@@ -90,6 +90,16 @@ TrainingHistory Trainer::train(const torch::Tensor& train_ids, const TrainOption
 
 TrainingHistory& Trainer::train(const torch::Tensor& train_ids, TrainingHistory& history,
                                 const TrainOptions& train_options) {
+  std::function<double()> evaluate_held_out;
+  if (train_options.val_ids()) {
+    evaluate_held_out = [&] { return evaluate(*train_options.val_ids()); };
+  }
+  return run_loop([&] { return train_step(train_ids); }, evaluate_held_out, history, train_options);
+}
+
+TrainingHistory& Trainer::run_loop(const std::function<StepMetrics()>& one_step,
+                                   const std::function<double()>& evaluate_held_out,
+                                   TrainingHistory& history, const TrainOptions& train_options) {
   const auto& every = train_options.checkpoint_every();
   if (every && *every <= 0) {
     throw ValueError(fmt::format("checkpoint_every must be positive (or unset), got {}", *every));
@@ -103,8 +113,8 @@ TrainingHistory& Trainer::train(const torch::Tensor& train_ids, TrainingHistory&
   const auto start_step = step;
   try {
     while (step < options.max_steps()) {
-      const auto metrics = train_step(train_ids);
-      // train_step advanced the counter: these metrics belong to step `step - 1`.
+      const auto metrics = one_step();
+      // The step advanced the counter: these metrics belong to step `step - 1`.
       const auto index = step - 1;
       const bool done = step >= options.max_steps();
       std::optional<LogEvent> event;
@@ -115,8 +125,8 @@ TrainingHistory& Trainer::train(const torch::Tensor& train_ids, TrainingHistory&
         history.grad_norm.push_back(metrics.grad_norm);
         event = LogEvent{index, metrics.loss, std::nullopt, metrics.lr, metrics.grad_norm};
       }
-      if (train_options.val_ids() && (index % options.eval_every() == 0 || done)) {
-        const double val_loss = evaluate(*train_options.val_ids());
+      if (evaluate_held_out && (index % options.eval_every() == 0 || done)) {
+        const double val_loss = evaluate_held_out();
         history.val_step.push_back(index);
         history.val_loss.push_back(val_loss);
         if (!event)

@@ -1,0 +1,109 @@
+// The narrow tasks of Part II (modules 13–15), made from TinyShakespeare itself, and how a model is
+// scored on them. A 1M-parameter model cannot follow open instructions, but it can learn a task
+// whose success is measurable:
+//   speaker     user  Who says "<a line of at most 60 characters>"?   assistant  <SPEAKER>
+//   completion  user  Continue: <the first half of a line>            assistant  <the rest of it>
+//   chat        a short hand-written set in period voice (exercises/13-sft/courtier_chat.jsonl)
+// Deterministic with a seed, and split by position: the corpus is cut into chunks of chunk_chars
+// characters and every held_out_every-th chunk is held out, so a held-out line comes from text
+// the training items never saw, while the speakers (who change from play to play along the
+// corpus) occur on both sides. Files, as the Python edition's artifact contract has them:
+//   artifacts/datasets/<name>/{train.jsonl, val.jsonl, manifest.json}
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "g2c/sft/chat_template.h"
+#include "g2c/tokenizer/text_tokenizer.h"
+#include "g2c/transformer/transformer_lm.h"
+
+namespace g2c::exercises {
+
+/// One task item: a user message and the reply the assistant should give.
+struct TaskItem {
+  std::string task;          // "speaker", "completion" or "chat"
+  std::string prompt;        // the user's message
+  std::string answer;        // the expected reply
+  std::int64_t offset = -1;  // byte offset of the line in the corpus; -1 for hand-written items
+
+  /// {{"user", prompt}, {"assistant", answer}}.
+  std::vector<g2c::sft::Message> messages() const;
+  /// {"task", "messages": [{"role", "content"}, ...], "offset"}: one JSONL line.
+  nlohmann::json to_json() const;
+};
+
+struct TaskDataOptions {
+  std::uint64_t seed = 0;                  // shuffles which items are kept
+  std::int64_t max_train_per_task = 4000;  // items kept per corpus task (after shuffling)
+  std::int64_t max_val_per_task = 400;
+  std::int64_t speakers = 12;  // the most frequent speakers that also speak in held-out text
+  std::int64_t chunk_chars = 20'000;
+  std::int64_t held_out_every = 10;  // chunk i is held out when i % held_out_every == last
+};
+
+struct TaskData {
+  std::vector<TaskItem> train;        // speaker and completion items, then the chat pairs
+  std::vector<TaskItem> val;          // speaker and completion items from held-out chunks
+  std::vector<std::string> speakers;  // the speaker task's answers, most frequent first
+  nlohmann::json manifest;            // builder, seed, options, counts per task and split, speakers
+};
+
+/// The speaker and completion items of `corpus` (TinyShakespeare's layout: speeches separated by
+/// blank lines, each opening with "NAME:") plus the hand-written chat pairs (train only).
+/// ValueError for options that select nothing.
+TaskData build_task_data(std::string_view corpus, const TaskDataOptions& options = {});
+
+/// The hand-written chat set, exercises/13-sft/courtier_chat.jsonl (one {"user", "assistant"}
+/// object per line). ValueError naming the line of a malformed entry.
+std::vector<TaskItem> load_chat_pairs();
+
+/// Writes train.jsonl, val.jsonl and manifest.json under artifacts/datasets/<name> (beside
+/// models_root()), each atomically; returns the folder.
+std::filesystem::path write_task_data(const TaskData& data,
+                                      const std::string& name = "shakespeare-tasks");
+
+/// The items of one task. Example: items_of(data.val, "speaker").
+std::vector<TaskItem> items_of(const std::vector<TaskItem>& items, std::string_view task);
+
+/// A proportion with its 95 % Wilson score interval.
+struct Proportion {
+  std::int64_t hits = 0;
+  std::int64_t total = 0;
+  double value() const {
+    return total ? static_cast<double>(hits) / static_cast<double>(total) : 0;
+  }
+  double low() const;
+  double high() const;
+  nlohmann::json to_json() const;  // {"hits", "total", "value", "ci95": [low, high]}
+};
+
+/// How a model does on some items, replying greedily (temperature 0) after the chat template.
+struct TaskScore {
+  std::string task;
+  Proportion exact;       // reply == answer (both trimmed)
+  Proportion first_word;  // the reply's first word == the answer's (completion's softer score)
+  Proportion stopped;     // the reply ended with <|end|> within the token budget
+  nlohmann::json examples = nlohmann::json::array();  // the first few {prompt, answer, reply}
+  nlohmann::json to_json() const;
+};
+
+/// The model's greedy reply to `messages` (the conversation ending with a user turn): generation
+/// from ChatTemplate::generation_prompt until <|end|> or max_new_tokens, the end marker not
+/// included; `stopped` says whether it came. The prompt is cut from the left to fit.
+std::string chat_reply(g2c::transformer::TransformerLMImpl& model,
+                       const g2c::tokenizer::TextTokenizer& tokenizer,
+                       const std::vector<g2c::sft::Message>& messages, std::int64_t max_new_tokens,
+                       bool* stopped = nullptr);
+
+/// Scores the model on `items` (all of one task). Example: score_task(model, tok, val_speaker).
+TaskScore score_task(g2c::transformer::TransformerLMImpl& model,
+                     const g2c::tokenizer::TextTokenizer& tokenizer,
+                     const std::vector<TaskItem>& items, std::int64_t max_new_tokens = 40);
+
+}  // namespace g2c::exercises
