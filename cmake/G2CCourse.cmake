@@ -57,6 +57,8 @@ set(G2C_COURSE_FILES
   "13  sft        sft/data"
   "13  sft        sft/loss"
   "13  sft        sft/trainer"
+  "13b lora       lora/layer"
+  "13b lora       lora/inject"
 )
 
 set(G2C_SOLUTIONS "" CACHE STRING

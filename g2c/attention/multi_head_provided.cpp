@@ -27,10 +27,10 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(const MultiHeadAttentionOptions& 
 }
 
 void MultiHeadAttentionImpl::reset() {
-  q_proj = register_module("q_proj", g2c::nn::Linear(embedding_dim, embedding_dim));
-  k_proj = register_module("k_proj", g2c::nn::Linear(embedding_dim, embedding_dim));
-  v_proj = register_module("v_proj", g2c::nn::Linear(embedding_dim, embedding_dim));
-  out_proj = register_module("out_proj", g2c::nn::Linear(embedding_dim, embedding_dim));
+  register_layer("q_proj", q_proj, g2c::nn::Linear(embedding_dim, embedding_dim));
+  register_layer("k_proj", k_proj, g2c::nn::Linear(embedding_dim, embedding_dim));
+  register_layer("v_proj", v_proj, g2c::nn::Linear(embedding_dim, embedding_dim));
+  register_layer("out_proj", out_proj, g2c::nn::Linear(embedding_dim, embedding_dim));
 }
 
 torch::Tensor MultiHeadAttentionImpl::causal_mask(std::int64_t seq_len, torch::Device device) {

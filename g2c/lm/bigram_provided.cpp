@@ -42,7 +42,7 @@ NeuralBigramLMImpl::NeuralBigramLMImpl(std::int64_t vocab_size_, std::int64_t em
     throw ValueError(fmt::format("NeuralBigramLM needs embedding_dim > 0, got {}", embedding_dim));
   }
   embedding = register_module("embedding", torch::nn::Embedding(vocab_size, embedding_dim));
-  proj = register_module("proj", g2c::nn::Linear(embedding_dim, vocab_size));
+  register_layer("proj", proj, g2c::nn::Linear(embedding_dim, vocab_size));
 }
 
 void NeuralBigramLMImpl::pretty_print(std::ostream& stream) const {

@@ -16,8 +16,8 @@ MLPLanguageModelImpl::MLPLanguageModelImpl(std::int64_t vocab_size_, std::int64_
                     embedding_dim, hidden_dim));
   }
   embedding = register_module("embedding", torch::nn::Embedding(vocab_size, embedding_dim));
-  hidden = register_module("hidden", g2c::nn::Linear(context_length * embedding_dim, hidden_dim));
-  output = register_module("output", g2c::nn::Linear(hidden_dim, vocab_size));
+  register_layer("hidden", hidden, g2c::nn::Linear(context_length * embedding_dim, hidden_dim));
+  register_layer("output", output, g2c::nn::Linear(hidden_dim, vocab_size));
 }
 
 void MLPLanguageModelImpl::pretty_print(std::ostream& stream) const {

@@ -42,6 +42,13 @@ class LinearImpl : public Module {
   LinearOptions options;
   torch::Tensor W;  // (in, out)
   torch::Tensor b;  // (out)
+
+ protected:
+  /// For a layer built on an existing Linear (module 13b's LoRALinear): takes `base`'s options and
+  /// registers base's own W and b tensors (the same objects, not copies) under the same names, so
+  /// the two compute with, and update, one set of weights. Nothing is drawn or initialised.
+  struct ShareWeights {};
+  LinearImpl(ShareWeights, const LinearImpl& base);
 };
 TORCH_MODULE(Linear);
 

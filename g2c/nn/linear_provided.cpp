@@ -16,6 +16,11 @@ LinearImpl::LinearImpl(const LinearOptions& options_) : options(options_) {
   reset();
 }
 
+LinearImpl::LinearImpl(ShareWeights, const LinearImpl& base) : options(base.options) {
+  W = register_parameter("W", base.W, base.W.requires_grad());
+  b = register_parameter("b", base.b, base.b.requires_grad());
+}
+
 void LinearImpl::reset() {
   W = register_parameter("W", torch::empty({options.in_features(), options.out_features()}));
   b = register_parameter("b", torch::empty({options.out_features()}));

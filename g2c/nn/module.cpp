@@ -41,4 +41,24 @@ Module& Module::to(torch::Device device, torch::Dtype dtype) {
   return *this;
 }
 
+void Module::replace_layer(const std::string& name,
+                           const std::shared_ptr<torch::nn::Module>& layer) {
+  const auto reseat = reseat_.find(name);
+  if (reseat == reseat_.end()) {
+    throw ValueError(fmt::format(
+        "{} has no replaceable layer '{}': only children registered with "
+        "register_layer(\"{}\", field, layer) can be replaced (their field is swapped too), and "
+        "this one was {}",
+        this->name(), name, name,
+        named_children().contains(name) ? "registered with register_module" : "never registered"));
+  }
+  if (!layer || !reseat->second(layer)) {
+    throw ValueError(
+        fmt::format("{}: the replacement for '{}' is {}, which its field cannot hold; "
+                    "replace a layer with one of the same class or a subclass of it",
+                    this->name(), name, layer ? layer->name() : "a null pointer"));
+  }
+  replace_module(name, layer);
+}
+
 }  // namespace g2c::nn

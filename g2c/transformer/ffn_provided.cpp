@@ -20,8 +20,8 @@ FeedForwardImpl::FeedForwardImpl(const FeedForwardOptions& options_)
 }
 
 void FeedForwardImpl::reset() {
-  fc1 = register_module("fc1", g2c::nn::Linear(embedding_dim, hidden_dim));
-  fc2 = register_module("fc2", g2c::nn::Linear(hidden_dim, embedding_dim));
+  register_layer("fc1", fc1, g2c::nn::Linear(embedding_dim, hidden_dim));
+  register_layer("fc2", fc2, g2c::nn::Linear(hidden_dim, embedding_dim));
 }
 
 void FeedForwardImpl::check_input(const torch::Tensor& x) const {

@@ -1,6 +1,7 @@
 #include "g2c/transformer/fused.h"
 
 #include <memory>
+#include <typeinfo>
 
 namespace g2c::transformer {
 
@@ -8,7 +9,11 @@ namespace {
 
 /// The course's Linear, y = x @ W + b with W (in, out), as one addmm over all leading positions:
 /// (…, in) -> (…, out).
-torch::Tensor linear(const g2c::nn::LinearImpl& layer, const torch::Tensor& x) {
+torch::Tensor linear(g2c::nn::LinearImpl& layer, const torch::Tensor& x) {
+  // A subclass of Linear computes something else from the same W and b (module 13b's LoRALinear
+  // adds its adapter's delta until it is merged): it runs its own forward, or reading W and b here
+  // would silently drop what it adds.
+  if (typeid(layer) != typeid(g2c::nn::LinearImpl)) return layer.forward(x);
   auto sizes = x.sizes().vec();
   // (N, in), N = product of the leading dims; a view when x is contiguous (one operation, not two)
   const auto rows = x.is_contiguous() ? x.view({-1, x.size(-1)}) : x.reshape({-1, x.size(-1)});
@@ -23,7 +28,7 @@ torch::Tensor layer_norm(const LayerNormImpl& norm, const torch::Tensor& x) {
 /// x (B, T, D) -> (B, T, D): module 08's multi-head attention with the fused kernel. With a
 /// cache, x holds the newest position only (T = 1): its keys and values are appended and it
 /// attends over everything cached, without a mask.
-torch::Tensor attention(const g2c::attention::MultiHeadAttentionImpl& attn, const torch::Tensor& x,
+torch::Tensor attention(g2c::attention::MultiHeadAttentionImpl& attn, const torch::Tensor& x,
                         g2c::attention::LayerKVCache* cache = nullptr) {
   const auto batch = x.size(0), length = x.size(1);
   auto split = [&](const torch::Tensor& t) {  // (B, T, D) -> (B, H, T, d)
