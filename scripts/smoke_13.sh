@@ -66,3 +66,21 @@ print("ok sft.json, the task data and TinyBase-SFT")
 print("checks: 1 passed, 0 failed, 0 skipped")
 PY
 "$python" "$ROOT/scripts/plot.py" "$out/sft.json" >/dev/null && echo "ok plots"
+
+# g2c-chat on the fine-tuned model: --once for scripts, then a real session through a
+# pseudo-terminal (script(1)): two turns, /reset, a message longer than the context (its start is
+# cut), and /quit. The transcript must show the prompts, the notes and a clean exit.
+"$bin/g2c-chat" --model TinyBase-SFT --once "Greet me as a courtier would." --max-tokens 8 \
+  --threads 1 >"$out/once.txt" 2>"$out/once.err"
+grep -q "TinyBase-SFT (module-13, tuned from TinyBase)" "$out/once.err" ||
+  { echo "g2c-chat --once: no model line"; cat "$out/once.err"; exit 1; }
+long="$(printf 'so long a speech %.0s' $(seq 1 40))"
+printf 'Who goes there?\nBid me good night.\n/reset\n%s\n/bogus\n/quit\n' "$long" |
+  script -qec "'$bin/g2c-chat' --model TinyBase-SFT --max-tokens 8 --threads 1" /dev/null \
+  >"$out/session.txt" 2>&1
+for expected in "you> " "model> " "[conversation forgotten]" "only its end was read" \
+  "[unknown command /bogus"; do
+  grep -qF -- "$expected" "$out/session.txt" ||
+    { echo "g2c-chat session: no '$expected' in the transcript"; cat "$out/session.txt"; exit 1; }
+done
+echo "ok g2c-chat: --once and a session through a pseudo-terminal"

@@ -13,64 +13,28 @@
 
 #include <fmt/format.h>
 
+#include "exercises/13-sft/sft_runs.h"
 #include "exercises/common/cli.h"
-#include "exercises/common/data.h"
 #include "exercises/common/tasks.h"
 #include "g2c/core/errors.h"
-#include "g2c/core/progress.h"
 #include "g2c/pretraining/model_artifact.h"
 #include "g2c/sampling/text_generation.h"
-#include "g2c/sft/course_encoder.h"
+#include "g2c/sft/chat.h"
 #include "g2c/sft/sft.h"
-#include "g2c/transformer/fused.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using g2c::exercises::TaskItem;
-using g2c::exercises::TaskScore;
 using g2c::sft::SFTExample;
 
 struct Config {
-  std::string base = "ShakespeareLM-1M";
   std::string name;  // default: <base>-SFT
   std::optional<fs::path> artifact_dir;
   bool save = true;
-  std::int64_t batch_size = 16;
   double lr = 1e-3;
-  std::int64_t warmup = 20;
-  std::int64_t eval_items = 150;  // held-out items scored per task
-  std::int64_t max_new_tokens = 40;
-  std::vector<std::int64_t> sweep = {250, 1000};  // training examples of the data-size sweep
+  std::vector<std::int64_t> sweep = {500};  // training examples of the data-size sweep
   bool ablation = true;
-  bool fused = false;
 };
-
-/// The base model, loaded afresh for each run (so every run starts from the same weights), on
-/// the fast path when asked.
-g2c::transformer::TransformerLM load_base(const std::string& base, torch::Device device,
-                                          bool fused) {
-  auto model = g2c::pretraining::load_model_artifact(base, device).model;
-  if (!fused) return model;
-  auto fast = g2c::transformer::fused_transformer_lm(model->options);
-  fast->to(device);
-  torch::NoGradGuard no_grad;
-  const auto source = model->named_parameters();
-  for (auto& parameter : fast->named_parameters()) parameter.value().copy_(source[parameter.key()]);
-  return fast;
-}
-
-struct Scores {
-  TaskScore speaker;
-  TaskScore completion;
-  nlohmann::json to_json() const {
-    return {{"speaker", speaker.to_json()}, {"completion", completion.to_json()}};
-  }
-};
-
-std::string percent(const g2c::exercises::Proportion& p) {
-  return fmt::format("{:5.1f}% [{:.1f}, {:.1f}]", 100 * p.value(), 100 * p.low(), 100 * p.high());
-}
 
 }  // namespace
 
@@ -82,138 +46,68 @@ int main(int argc, char** argv) {
       "fine-tuned model as <base>-SFT. Writes sft.json and figures."};
   g2c::exercises::CommonOptions options;
   options.out = "results/13-sft";
-  options.steps = 300;
+  options.steps = 250;
   Config config;
+  g2c::exercises::SFTRunOptions run;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--base", config.base, "Base model artifact (name, alias or folder)")
-      ->capture_default_str();
+  g2c::exercises::add_sft_run_options(app, run);
   app.add_option("--name", config.name, "Name of the saved artifact (default: <base>-SFT)");
   app.add_option("--artifact-dir", config.artifact_dir,
                  "Folder of the saved artifact (default: artifacts/models/<name>)");
   app.add_flag("!--no-save", config.save, "Do not save the fine-tuned model");
-  app.add_option("--batch", config.batch_size, "Examples per step")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
   app.add_option("--lr", config.lr, "Peak learning rate")->capture_default_str();
-  app.add_option("--warmup", config.warmup, "Warmup steps")->capture_default_str();
-  app.add_option("--eval-items", config.eval_items, "Held-out items scored per task")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--max-new-tokens", config.max_new_tokens, "Reply length limit when scoring")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
   app.add_option("--sweep", config.sweep,
                  "Training-set sizes of the data-size sweep (the full set is the main run)")
       ->capture_default_str();
   app.add_flag("!--no-ablation", config.ablation, "Skip the loss-mask ablation");
-  app.add_flag("--fused", config.fused,
-               "Fast path: the model and AdamW through LibTorch's fused kernels (the same model)");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const auto start = std::chrono::steady_clock::now();
-    auto text_model = g2c::sampling::load_text_model(config.base, device);
+    auto text_model = g2c::sampling::load_text_model(run.base, device);
     const auto& tokenizer = text_model.tokenizer;
-    const auto base_name = text_model.artifact.manifest.value("name", config.base);
+    const auto base_name = text_model.artifact.manifest.value("name", run.base);
     const auto model_options = text_model.artifact.model->options;
     const std::int64_t vocab = model_options.vocab_size();
     const std::int64_t context = model_options.max_seq_len();
     if (config.name.empty()) config.name = base_name + "-SFT";
 
-    // The task data, written beside the models for inspection (and for the Python edition).
-    auto data = g2c::exercises::build_task_data(g2c::exercises::load_tinyshakespeare(),
-                                                {.seed = options.seed});
-    const auto data_dir = g2c::exercises::write_task_data(data);
-    fmt::print("task data: {} training items, {} held out, in {}\n", data.train.size(),
-               data.val.size(), data_dir.string());
-
-    // Tokenized with the chat template, the mask on the replies. Longer than the context: left
-    // out (counted), never cut mid-reply.
-    const g2c::sft::ChatTemplate chat;
-    const g2c::sft::CourseEncoder encoder(tokenizer);
-    std::vector<SFTExample> examples, everything_examples;
-    std::int64_t too_long = 0;
-    for (const auto& item : data.train) {
-      auto example = chat.render_with_mask(item.messages(), encoder, vocab);
-      if (static_cast<std::int64_t>(example.ids.size()) > context) {
-        ++too_long;
-        continue;
-      }
-      examples.push_back(example);
-      std::fill(example.mask.begin(), example.mask.end(), 1);  // the ablation: every token counts
-      everything_examples.push_back(example);
-    }
+    // The task data, rendered with your chat template at the model's vocabulary size.
+    const auto data = g2c::exercises::prepare_sft_data(tokenizer, vocab, context, options.seed,
+                                                       run.chat_repeat, run.eval_items);
+    const auto& examples = data.examples;
     // One shuffled order for every run, so the sweep's subsets are nested random samples.
     std::vector<std::size_t> order(examples.size());
     std::iota(order.begin(), order.end(), 0);
     std::mt19937_64 rng(options.seed);
     for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
-    const auto subset = [&](const std::vector<SFTExample>& from, std::size_t count) {
+    const auto subset = [&](std::size_t count) {
       std::vector<SFTExample> out;
-      for (std::size_t i = 0; i < std::min(count, order.size()); ++i) out.push_back(from[order[i]]);
+      for (std::size_t i = 0; i < std::min(count, order.size()); ++i) {
+        out.push_back(examples[order[i]]);
+      }
       return out;
     };
-    auto val_speaker = g2c::exercises::items_of(data.val, "speaker");
-    auto val_completion = g2c::exercises::items_of(data.val, "completion");
-    val_speaker.resize(std::min<std::size_t>(val_speaker.size(), config.eval_items));
-    val_completion.resize(std::min<std::size_t>(val_completion.size(), config.eval_items));
-    fmt::print(
-        "{} SFT examples ({} longer than the context {} left out); scoring {} + {} "
-        "held-out items\n",
-        examples.size(), too_long, context, val_speaker.size(), val_completion.size());
-
     const auto score = [&](g2c::transformer::TransformerLM& model) {
-      return Scores{
-          g2c::exercises::score_task(*model, tokenizer, val_speaker, config.max_new_tokens),
-          g2c::exercises::score_task(*model, tokenizer, val_completion, config.max_new_tokens)};
+      return g2c::exercises::score_model(model, tokenizer, data, run.max_new_tokens);
     };
-    const auto report = [&](const std::string& label, const Scores& s) {
-      fmt::print("{:<28} speaker {}   completion first word {}   stops {}\n", label,
-                 percent(s.speaker.exact), percent(s.completion.first_word),
-                 percent(s.speaker.stopped));
-    };
-
-    // One SFT run from the base: your SFTTrainer through module 10's loop.
+    const auto trainer_options =
+        g2c::exercises::sft_trainer_options(run, options, context, config.lr, device);
+    // One SFT run from the base: your SFTTrainer through module 10's loop, the same batches for
+    // every run (one seed).
     const auto fine_tune = [&](const std::string& label, std::vector<SFTExample> train_examples,
                                g2c::transformer::TransformerLM& model) {
-      auto trainer_options = g2c::sft::SFTTrainerOptions(context, /*pad_id=*/0, config.batch_size,
-                                                         options.steps, config.lr)
-                                 .min_lr(config.lr / 10)
-                                 .warmup_steps(config.warmup)
-                                 .weight_decay(0.01)
-                                 .grad_clip(1.0)
-                                 .log_every(10)
-                                 .generator(at::make_generator<at::CPUGeneratorImpl>(options.seed))
-                                 .device(device.str())
-                                 .fused_kernels(config.fused);
-      g2c::sft::SFTTrainer trainer(model, std::move(train_examples), trainer_options);
-      std::optional<g2c::Progress> progress;
-      const auto history = trainer.train(
-          {}, g2c::pretraining::TrainOptions().on_log([&](const g2c::pretraining::LogEvent& e) {
-            if (!std::isfinite(e.train_loss)) {
-              throw g2c::ValueError(fmt::format(
-                  "{}: the loss stopped being finite at step {} (lr {}); try a lower --lr", label,
-                  e.step, e.lr));
-            }
-            const auto metrics = fmt::format("loss {:.3f}", e.train_loss);
-            if (!progress) {
-              // Its clock starts after the first step: count from there, so the first rate is
-              // not one step over no time.
-              progress.emplace(label, options.steps, !options.quiet);
-              progress->update(e.step, metrics);
-            } else {
-              progress->update(e.step + 1, metrics);
-            }
-          }));
-      if (progress) progress->finish();
-      return history;
+      return g2c::exercises::fine_tune(label, std::move(train_examples), model, trainer_options,
+                                       !options.quiet);
     };
+    const auto report = g2c::exercises::print_scores;
+    const auto load_base = [&] { return g2c::exercises::load_base(run.base, device, run.fused); };
 
     std::fflush(stdout);  // the lines above before the progress lines, in a log file too
-    auto base_model = load_base(config.base, device, config.fused);
+    auto base_model = load_base();
     const auto before = score(base_model);
     report("base", before);
 
-    auto model = load_base(config.base, device, config.fused);
+    auto model = load_base();
     const auto run_start = std::chrono::steady_clock::now();
     const auto history = fine_tune("SFT (mask: replies)", examples, model);
     const double train_seconds =
@@ -226,12 +120,12 @@ int main(int argc, char** argv) {
     for (const auto* prompt :
          {"Greet me as a courtier would.", "Bid me good night.", "What news from the court?",
           "Who says \"My lord, the king is come.\"?", "Continue: Now is the winter of"}) {
-      bool stopped = false;
-      const auto reply = g2c::exercises::chat_reply(*model, tokenizer, {{"user", prompt}},
-                                                    config.max_new_tokens, &stopped);
-      bool base_stopped = false;
-      const auto base_reply = g2c::exercises::chat_reply(*base_model, tokenizer, {{"user", prompt}},
-                                                         config.max_new_tokens, &base_stopped);
+      const auto reply_options = g2c::sft::ChatReplyOptions().max_new_tokens(run.max_new_tokens);
+      const auto tuned = g2c::sft::chat_reply(*model, tokenizer, {{"user", prompt}}, reply_options);
+      const auto untuned =
+          g2c::sft::chat_reply(*base_model, tokenizer, {{"user", prompt}}, reply_options);
+      const std::string reply = tuned.text, base_reply = untuned.text;
+      const bool stopped = tuned.stopped, base_stopped = untuned.stopped;
       samples.push_back({{"prompt", prompt},
                          {"sft_reply", reply},
                          {"sft_stopped", stopped},
@@ -241,12 +135,11 @@ int main(int argc, char** argv) {
                  stopped ? "  <|end|>" : "  (no end marker)");
     }
 
-    std::optional<Scores> ablation;
+    std::optional<g2c::exercises::Scores> ablation;
     nlohmann::json ablation_history = nullptr;
     if (config.ablation) {
-      auto ablated = load_base(config.base, device, config.fused);
-      ablation_history =
-          fine_tune("SFT (mask: every token)", everything_examples, ablated).to_json();
+      auto ablated = load_base();
+      ablation_history = fine_tune("SFT (mask: every token)", data.every_token, ablated).to_json();
       ablation = score(ablated);
       report("SFT (mask: every token)", *ablation);
     }
@@ -254,8 +147,8 @@ int main(int argc, char** argv) {
     nlohmann::json sweep = nlohmann::json::array();
     for (const auto size : config.sweep) {
       if (size <= 0 || static_cast<std::size_t>(size) >= examples.size()) continue;
-      auto swept = load_base(config.base, device, config.fused);
-      fine_tune(fmt::format("SFT on {} examples", size), subset(examples, size), swept);
+      auto swept = load_base();
+      fine_tune(fmt::format("SFT on {} examples", size), subset(size), swept);
       const auto s = score(swept);
       report(fmt::format("SFT on {} examples", size), s);
       sweep.push_back({{"examples", size}, {"scores", s.to_json()}});
@@ -269,10 +162,10 @@ int main(int argc, char** argv) {
       info.module = "module-13";
       info.source = "shakespeare-tasks";
       info.tokenizer_artifact = text_model.artifact.manifest.value("tokenizer_artifact", "");
-      info.training_config = {{"steps", options.steps},      {"batch_size", config.batch_size},
-                              {"max_lr", config.lr},         {"warmup_steps", config.warmup},
+      info.training_config = {{"steps", options.steps},      {"batch_size", run.batch_size},
+                              {"max_lr", config.lr},         {"warmup_steps", run.warmup},
                               {"optimizer", "adamw"},        {"loss", "masked_cross_entropy"},
-                              {"examples", examples.size()}, {"dataset", data.manifest}};
+                              {"examples", examples.size()}, {"dataset", data.tasks.manifest}};
       info.seed = options.seed;
       info.history = history;
       info.base_artifact = base_name;
@@ -286,20 +179,20 @@ int main(int argc, char** argv) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     nlohmann::json result = g2c::exercises::run_metadata("13_sft", options, device);
-    result["config"] = {{"base", config.base},
+    result["config"] = {{"base", run.base},
                         {"name", config.name},
-                        {"batch_size", config.batch_size},
+                        {"batch_size", run.batch_size},
                         {"lr", config.lr},
-                        {"warmup", config.warmup},
+                        {"warmup", run.warmup},
                         {"steps", options.steps},
-                        {"eval_items", config.eval_items},
-                        {"max_new_tokens", config.max_new_tokens},
-                        {"fused", config.fused},
+                        {"eval_items", run.eval_items},
+                        {"max_new_tokens", run.max_new_tokens},
+                        {"fused", run.fused},
                         {"context", context},
                         {"vocab_size", vocab}};
-    result["dataset"] = data.manifest;
-    result["dataset"]["folder"] = data_dir.string();
-    result["examples"] = {{"used", examples.size()}, {"too_long", too_long}};
+    result["dataset"] = data.to_json();
+    result["examples"] = {
+        {"used", examples.size()}, {"too_long", data.too_long}, {"chat_repeat", run.chat_repeat}};
     result["before"] = before.to_json();
     result["after"] = after.to_json();
     result["ablation"] = ablation ? ablation->to_json() : nlohmann::json(nullptr);

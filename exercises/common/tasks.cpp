@@ -13,7 +13,7 @@
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"
 #include "g2c/pretraining/model_artifact.h"
-#include "g2c/sampling/generate.h"
+#include "g2c/sft/chat.h"
 
 namespace g2c::exercises {
 
@@ -278,36 +278,6 @@ nlohmann::json TaskScore::to_json() const {
           {"examples", examples}};
 }
 
-std::string chat_reply(g2c::transformer::TransformerLMImpl& model,
-                       const g2c::tokenizer::TextTokenizer& tokenizer,
-                       const std::vector<g2c::sft::Message>& messages, std::int64_t max_new_tokens,
-                       bool* stopped) {
-  const g2c::sft::ChatTemplate chat;
-  const auto end_ids = tokenizer.encode(chat.END);
-  if (end_ids.size() != 1) {
-    throw ValueError(fmt::format(
-        "the tokenizer ({}) has no single id for {}: chat needs the course tokenizer with its "
-        "reserved special tokens",
-        tokenizer.description(), chat.END));
-  }
-  auto prompt = tokenizer.encode(chat.generation_prompt(messages));
-  const auto room = std::max<std::int64_t>(model.options.max_seq_len() - max_new_tokens, 1);
-  if (static_cast<std::int64_t>(prompt.size()) > room) {
-    prompt.erase(prompt.begin(), prompt.end() - room);  // keep the end: the question and the cue
-  }
-  const auto prompt_ids = torch::tensor(prompt, torch::kLong).to(model.device());
-  const auto ids = g2c::sampling::generate_cached(
-      model, prompt_ids, max_new_tokens,
-      g2c::sampling::GenerateOptions().temperature(0.0).eos_id(end_ids[0]));
-  const auto all = ids.to(torch::kCPU).contiguous();
-  std::vector<std::int64_t> reply(all.data_ptr<std::int64_t>() + prompt.size(),
-                                  all.data_ptr<std::int64_t>() + all.numel());
-  const bool ended = !reply.empty() && reply.back() == end_ids[0];
-  if (ended) reply.pop_back();
-  if (stopped) *stopped = ended;
-  return tokenizer.decode(reply);
-}
-
 TaskScore score_task(g2c::transformer::TransformerLMImpl& model,
                      const g2c::tokenizer::TextTokenizer& tokenizer,
                      const std::vector<TaskItem>& items, std::int64_t max_new_tokens) {
@@ -317,9 +287,11 @@ TaskScore score_task(g2c::transformer::TransformerLMImpl& model,
   model.eval();
   torch::NoGradGuard no_grad;
   for (const auto& item : items) {
-    bool stopped = false;
-    const auto reply =
-        trim(chat_reply(model, tokenizer, {{"user", item.prompt}}, max_new_tokens, &stopped));
+    const auto generated =
+        g2c::sft::chat_reply(model, tokenizer, {{"user", item.prompt}},
+                             g2c::sft::ChatReplyOptions().max_new_tokens(max_new_tokens));
+    const bool stopped = generated.stopped;
+    const auto reply = trim(generated.text);
     const auto answer = trim(item.answer);
     const auto reply_words = words_of(reply), answer_words = words_of(answer);
     const bool exact = reply == answer;

@@ -83,7 +83,7 @@ struct Proportion {
   nlohmann::json to_json() const;  // {"hits", "total", "value", "ci95": [low, high]}
 };
 
-/// How a model does on some items, replying greedily (temperature 0) after the chat template.
+/// How a model does on some items, replying greedily (g2c::sft::chat_reply, g2c/sft/chat.h).
 struct TaskScore {
   std::string task;
   Proportion exact;       // reply == answer (both trimmed)
@@ -92,14 +92,6 @@ struct TaskScore {
   nlohmann::json examples = nlohmann::json::array();  // the first few {prompt, answer, reply}
   nlohmann::json to_json() const;
 };
-
-/// The model's greedy reply to `messages` (the conversation ending with a user turn): generation
-/// from ChatTemplate::generation_prompt until <|end|> or max_new_tokens, the end marker not
-/// included; `stopped` says whether it came. The prompt is cut from the left to fit.
-std::string chat_reply(g2c::transformer::TransformerLMImpl& model,
-                       const g2c::tokenizer::TextTokenizer& tokenizer,
-                       const std::vector<g2c::sft::Message>& messages, std::int64_t max_new_tokens,
-                       bool* stopped = nullptr);
 
 /// Scores the model on `items` (all of one task). Example: score_task(model, tok, val_speaker).
 TaskScore score_task(g2c::transformer::TransformerLMImpl& model,

@@ -73,9 +73,11 @@ class MultiHeadAttentionImpl : public g2c::nn::Module {
   // true = blocked, or 0/1 with 0 = blocked (converted once, g2c/attention/masks.h), shaped
   // (T_q, T_k), (B, T_q, T_k), (B, 1, T_q, T_k) or (B, 1, 1, T_k), broadcast over the heads; pass
   // {} for none. Q, K and V come from pack_qkv() (nanoGPT's layout), out_proj from its parameters:
-  // these paths never call the student's code. A query whose every key is blocked gets zero
-  // weights and a zero mix, so its output is out_proj's bias, never NaN. options.dropout applies
-  // to the weights in training mode.
+  // these paths never call the student's code, except a projection that is a Linear subclass
+  // (module 13b's LoRALinear), which runs its own forward. A query whose every key is blocked
+  // gets zero weights and a zero mix, so its output is out_proj's bias, never NaN.
+  // options.dropout applies to the weights in training mode.
+  //
   // subtle: they are not overloads of forward. LibTorch's ModuleHolder finds forward by its
   // address (&Impl::forward); with two of them `attention(x)` would no longer compile.
 

@@ -7,6 +7,8 @@
 //
 // Dimension legend: B batch, T_q queries, T_k keys (T for self-attention), D embedding_dim,
 // H num_heads, d = D / H head_dim.
+#include <typeinfo>
+
 #include <fmt/format.h>
 
 #include "g2c/attention/masks.h"
@@ -71,13 +73,23 @@ std::pair<torch::Tensor, torch::Tensor> MultiHeadAttentionImpl::attend(
         p));
   }
   const auto D = embedding_dim;
-  const auto [W, b] = pack_qkv();  // (D, 3D), (3D)
-  torch::Tensor q, k, v;           // each (B, T_q or T_k, D)
-  if (x_q.is_same(x_kv)) {
+  // The packed path reads the projections' W and b. A Linear subclass computes something else from
+  // them (module 13b's LoRALinear adds its adapter until merged): then each projection runs its
+  // own forward instead, or what it adds would be silently dropped.
+  bool plain = true;
+  for (const auto* layer : {q_proj.get(), k_proj.get(), v_proj.get(), out_proj.get()}) {
+    plain = plain && typeid(*layer) == typeid(g2c::nn::LinearImpl);
+  }
+  torch::Tensor q, k, v;  // each (B, T_q or T_k, D)
+  if (!plain) {
+    q = q_proj(x_q), k = k_proj(x_kv), v = v_proj(x_kv);
+  } else if (x_q.is_same(x_kv)) {
     // Self-attention, nanoGPT's layout: one matmul, then split in three.
+    const auto [W, b] = pack_qkv();                           // (D, 3D), (3D)
     const auto qkv = affine(x_q, W, b).split(D, /*dim=*/-1);  // (B, T, 3D) -> 3 x (B, T, D)
     q = qkv[0], k = qkv[1], v = qkv[2];
   } else {
+    const auto [W, b] = pack_qkv();
     q = affine(x_q, W.narrow(1, 0, D), b.narrow(0, 0, D));                      // (B, T_q, D)
     const auto kv = affine(x_kv, W.narrow(1, D, 2 * D), b.narrow(0, D, 2 * D))  // (B, T_k, 2D)
                         .split(D, /*dim=*/-1);
@@ -94,7 +106,8 @@ std::pair<torch::Tensor, torch::Tensor> MultiHeadAttentionImpl::attend(
     mixed = torch::matmul(weights, v_heads);  // (B, H, T_q, d)
   }
   const auto merged = mixed.transpose(1, 2).contiguous().view({x_q.size(0), x_q.size(1), D});
-  return {affine(merged, out_proj->W, out_proj->b), weights};  // (B, T_q, D), (B, H, T_q, T_k)
+  // (B, T_q, D), (B, H, T_q, T_k)
+  return {plain ? affine(merged, out_proj->W, out_proj->b) : out_proj(merged), weights};
 }
 
 namespace {

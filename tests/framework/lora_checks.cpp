@@ -301,6 +301,25 @@ TEST_CASE("inject_and_replace_layer_refuse_what_they_cannot_swap", "[lora]") {
   CHECK_THROWS_WITH(inject_lora(*model, {"query"}, 2), Catch::Contains("q_proj"));
 }
 
+TEST_CASE("attention_variants_see_the_adapters", "[lora]") {
+  // forward_masked packs the projections' W and b into one matmul; with adapters in place it must
+  // run each layer's forward instead: with nothing masked it equals forward(), merged or not.
+  torch::manual_seed(3);
+  TransformerLM model(kOptions);
+  inject_lora(*model, kTargets, 2);
+  for (auto* layer : lora_layers(*model)) {
+    torch::NoGradGuard no_grad;
+    layer->lora_B.normal_();  // a delta that is not zero
+  }
+  auto& attn = *model->blocks[0]->attn;
+  attn.eval();
+  const auto x = torch::randn({2, 5, kOptions.embedding_dim()});
+  const auto unmerged = attn.forward(x);
+  CHECK(max_abs_diff(attn.forward_masked(x, {}), unmerged) < 1e-5);
+  for (auto* layer : lora_layers(*model)) layer->merge();
+  CHECK(max_abs_diff(attn.forward_masked(x, {}), unmerged) < 1e-5);
+}
+
 TEST_CASE("load_lora_state_dict_changes_nothing_on_error", "[lora]") {
   auto model = lora_lm(torch::kFloat, /*rank=*/4);
   const auto before = snapshot(*model);

@@ -1,0 +1,173 @@
+#include "exercises/13-sft/sft_runs.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "exercises/common/data.h"
+#include "g2c/core/errors.h"
+#include "g2c/core/progress.h"
+#include "g2c/pretraining/model_artifact.h"
+#include "g2c/sft/chat_template.h"
+#include "g2c/sft/course_encoder.h"
+#include "g2c/transformer/fused.h"
+
+namespace g2c::exercises {
+
+void add_sft_run_options(CLI::App& app, SFTRunOptions& run) {
+  app.add_option("--base", run.base, "Base model artifact (name, alias or folder)")
+      ->capture_default_str();
+  app.add_option("--batch", run.batch_size, "Examples per step")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--warmup", run.warmup, "Warmup steps")->capture_default_str();
+  app.add_option("--eval-items", run.eval_items, "Held-out items scored per task")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--max-new-tokens", run.max_new_tokens, "Reply length limit when scoring")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--chat-repeat", run.chat_repeat,
+                 "Times each hand-written chat pair appears in the training examples")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_flag("--fused", run.fused,
+               "Fast path: the model and AdamW through LibTorch's fused kernels (the same model)");
+}
+
+g2c::sft::SFTTrainerOptions sft_trainer_options(const SFTRunOptions& run,
+                                                const CommonOptions& options, std::int64_t context,
+                                                double lr, const torch::Device& device) {
+  return g2c::sft::SFTTrainerOptions(context, /*pad_id=*/0, run.batch_size, options.steps, lr)
+      .min_lr(lr / 10)
+      .warmup_steps(run.warmup)
+      .weight_decay(0.01)
+      .grad_clip(1.0)
+      .log_every(10)
+      .generator(at::make_generator<at::CPUGeneratorImpl>(options.seed))
+      .device(device.str())
+      .fused_kernels(run.fused);
+}
+
+nlohmann::json SFTData::to_json() const {
+  auto out = tasks.manifest;
+  out["folder"] = folder.string();
+  out["sft_examples"] = examples.size();
+  out["too_long"] = too_long;
+  out["scored"] = {{"speaker", val_speaker.size()}, {"completion", val_completion.size()}};
+  out["majority_baseline"] = {{"speaker", majority}, {"accuracy", majority_baseline.to_json()}};
+  return out;
+}
+
+SFTData prepare_sft_data(const g2c::tokenizer::TextTokenizer& tokenizer, std::int64_t vocab_size,
+                         std::int64_t context, std::uint64_t seed, std::int64_t chat_repeat,
+                         std::int64_t eval_items) {
+  SFTData data;
+  data.tasks = build_task_data(load_tinyshakespeare(), {.seed = seed});
+  data.folder = write_task_data(data.tasks);
+  fmt::print("task data: {} training items, {} held out, in {}\n", data.tasks.train.size(),
+             data.tasks.val.size(), data.folder.string());
+
+  const g2c::sft::ChatTemplate chat;
+  const g2c::sft::CourseEncoder encoder(tokenizer);
+  for (const auto& item : data.tasks.train) {
+    auto example = chat.render_with_mask(item.messages(), encoder, vocab_size);
+    if (static_cast<std::int64_t>(example.ids.size()) > context) {
+      ++data.too_long;
+      continue;
+    }
+    const auto copies = item.task == "chat" ? chat_repeat : 1;
+    for (std::int64_t c = 0; c < copies; ++c) data.examples.push_back(example);
+    std::fill(example.mask.begin(), example.mask.end(), 1);  // the ablation: every token counts
+    for (std::int64_t c = 0; c < copies; ++c) data.every_token.push_back(example);
+  }
+
+  data.val_speaker = items_of(data.tasks.val, "speaker");
+  data.val_completion = items_of(data.tasks.val, "completion");
+  data.val_speaker.resize(std::min<std::size_t>(data.val_speaker.size(), eval_items));
+  data.val_completion.resize(std::min<std::size_t>(data.val_completion.size(), eval_items));
+
+  // What a model reaches without reading the line: always the most frequent training speaker.
+  std::map<std::string, std::int64_t> counts;
+  for (const auto& item : items_of(data.tasks.train, "speaker")) counts[item.answer] += 1;
+  data.majority = std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
+                    return a.second < b.second;
+                  })->first;
+  data.majority_baseline.total = static_cast<std::int64_t>(data.val_speaker.size());
+  for (const auto& item : data.val_speaker)
+    data.majority_baseline.hits += item.answer == data.majority;
+  fmt::print(
+      "{} SFT examples (chat pairs x{}; {} longer than the context {} left out); scoring "
+      "{} + {} held-out items; always answering {} scores {}\n",
+      data.examples.size(), chat_repeat, data.too_long, context, data.val_speaker.size(),
+      data.val_completion.size(), data.majority, percent(data.majority_baseline));
+  return data;
+}
+
+nlohmann::json Scores::to_json() const {
+  return {{"speaker", speaker.to_json()}, {"completion", completion.to_json()}};
+}
+
+Scores score_model(g2c::transformer::TransformerLM& model,
+                   const g2c::tokenizer::TextTokenizer& tokenizer, const SFTData& data,
+                   std::int64_t max_new_tokens) {
+  return {score_task(*model, tokenizer, data.val_speaker, max_new_tokens),
+          score_task(*model, tokenizer, data.val_completion, max_new_tokens)};
+}
+
+std::string percent(const Proportion& p) {
+  return fmt::format("{:5.1f}% [{:.1f}, {:.1f}]", 100 * p.value(), 100 * p.low(), 100 * p.high());
+}
+
+void print_scores(const std::string& label, const Scores& scores) {
+  fmt::print("{:<28} speaker {}   completion first word {}   stops {}\n", label,
+             percent(scores.speaker.exact), percent(scores.completion.first_word),
+             percent(scores.speaker.stopped));
+  std::fflush(stdout);  // before the next progress line, in a log file too
+}
+
+g2c::transformer::TransformerLM load_base(const std::string& base, torch::Device device,
+                                          bool fused) {
+  auto model = g2c::pretraining::load_model_artifact(base, device).model;
+  if (!fused) return model;
+  auto fast = g2c::transformer::fused_transformer_lm(model->options);
+  fast->to(device);
+  torch::NoGradGuard no_grad;
+  const auto source = model->named_parameters();
+  for (auto& parameter : fast->named_parameters()) parameter.value().copy_(source[parameter.key()]);
+  return fast;
+}
+
+g2c::pretraining::TrainingHistory fine_tune(const std::string& label,
+                                            std::vector<g2c::sft::SFTExample> examples,
+                                            g2c::transformer::TransformerLM& model,
+                                            const g2c::sft::SFTTrainerOptions& options,
+                                            bool show_progress) {
+  g2c::sft::SFTTrainer trainer(model, std::move(examples), options);
+  std::optional<g2c::Progress> progress;
+  auto history = trainer.train(
+      {}, g2c::pretraining::TrainOptions().on_log([&](const g2c::pretraining::LogEvent& event) {
+        if (!std::isfinite(event.train_loss)) {
+          throw ValueError(
+              fmt::format("{}: the loss stopped being finite at step {} (lr {}); try a lower --lr",
+                          label, event.step, event.lr));
+        }
+        const auto metrics = fmt::format("loss {:.3f}", event.train_loss);
+        if (!progress) {
+          // Its clock starts after the first step: count from there, so the first rate is not
+          // one step over no time.
+          progress.emplace(label, options.max_steps(), show_progress);
+          progress->update(event.step, metrics);
+        } else {
+          progress->update(event.step + 1, metrics);
+        }
+      }));
+  if (progress) progress->finish();
+  return history;
+}
+
+}  // namespace g2c::exercises

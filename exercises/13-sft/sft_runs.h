@@ -1,0 +1,96 @@
+// What the fine-tuning programs of modules 13 and 13b share, compiled once: the SFT examples made
+// from the task data, the held-out scoring, one fine-tuning run through your SFTTrainer, and the
+// base model loaded afresh for each run.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "exercises/common/cli.h"
+#include "exercises/common/tasks.h"
+#include "g2c/pretraining/trainer.h"
+#include "g2c/sft/data.h"
+#include "g2c/sft/trainer.h"
+#include "g2c/tokenizer/text_tokenizer.h"
+#include "g2c/transformer/transformer_lm.h"
+
+namespace g2c::exercises {
+
+/// The options both programs take, with their defaults.
+struct SFTRunOptions {
+  std::string base = "ShakespeareLM-1M";  // the base model artifact
+  std::int64_t batch_size = 16;
+  std::int64_t warmup = 20;
+  std::int64_t eval_items = 120;  // held-out items scored per task
+  std::int64_t max_new_tokens = 40;
+  // The hand-written chat pairs are 40 among 8,000 task items: repeated, so that SFT sees them
+  // often enough for the chat demo (g2c-chat) to show them.
+  std::int64_t chat_repeat = 20;
+  bool fused = false;  // the model and AdamW through LibTorch's fused kernels
+};
+
+/// Adds --base, --batch, --warmup, --eval-items, --max-new-tokens, --chat-repeat and --fused.
+void add_sft_run_options(CLI::App& app, SFTRunOptions& run);
+
+/// The trainer options of one run at peak learning rate `lr`: AdamW, warmup then cosine down to
+/// lr / 10, weight decay 0.01, clipping at 1.0, batches drawn by a generator seeded with the run's
+/// seed (so every run of a program sees the same batches).
+g2c::sft::SFTTrainerOptions sft_trainer_options(const SFTRunOptions& run,
+                                                const CommonOptions& options, std::int64_t context,
+                                                double lr, const torch::Device& device);
+
+struct SFTData {
+  TaskData tasks;
+  std::filesystem::path folder;                   // where the task data was written
+  std::vector<g2c::sft::SFTExample> examples;     // mask on the replies
+  std::vector<g2c::sft::SFTExample> every_token;  // the same ids, mask on every token (ablation)
+  std::int64_t too_long = 0;  // items longer than the context, left out (never cut mid-reply)
+  std::vector<TaskItem> val_speaker, val_completion;  // the held-out items scored
+  std::string majority;            // the most frequent speaker of the training items
+  Proportion majority_baseline;    // always answering it, on val_speaker
+  nlohmann::json to_json() const;  // manifest, folder, counts, baseline
+};
+
+/// Builds the task data (seed), writes it under artifacts/datasets, renders every training item
+/// with the chat template (the chat pairs `chat_repeat` times each) at the model's vocabulary
+/// size, and picks `eval_items` held-out items per task. Prints what it did.
+SFTData prepare_sft_data(const g2c::tokenizer::TextTokenizer& tokenizer, std::int64_t vocab_size,
+                         std::int64_t context, std::uint64_t seed, std::int64_t chat_repeat,
+                         std::int64_t eval_items);
+
+struct Scores {
+  TaskScore speaker;
+  TaskScore completion;
+  nlohmann::json to_json() const;
+};
+
+/// Greedy replies to the held-out items of both tasks.
+Scores score_model(g2c::transformer::TransformerLM& model,
+                   const g2c::tokenizer::TextTokenizer& tokenizer, const SFTData& data,
+                   std::int64_t max_new_tokens);
+
+/// "13.3% [8.8, 19.7]": a proportion and its 95 % interval, in percent.
+std::string percent(const Proportion& p);
+
+/// One line: speaker exact, completion first word, and how many replies stopped at <|end|>.
+void print_scores(const std::string& label, const Scores& scores);
+
+/// The base model artifact loaded afresh (every run starts from the same weights), on the fast
+/// path (g2c/transformer/fused.h) when `fused`.
+g2c::transformer::TransformerLM load_base(const std::string& base, torch::Device device,
+                                          bool fused);
+
+/// One run of your SFTTrainer through module 10's loop, with a progress line labelled `label`.
+/// ValueError when the loss stops being finite.
+g2c::pretraining::TrainingHistory fine_tune(const std::string& label,
+                                            std::vector<g2c::sft::SFTExample> examples,
+                                            g2c::transformer::TransformerLM& model,
+                                            const g2c::sft::SFTTrainerOptions& options,
+                                            bool show_progress);
+
+}  // namespace g2c::exercises

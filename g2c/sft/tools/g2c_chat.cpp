@@ -1,0 +1,155 @@
+// g2c-chat: a conversation with a model artifact in the terminal, through module 13's chat
+// template.
+//
+//   g2c-chat                                      ShakespeareLM-1M-SFT, interactive
+//   g2c-chat --model ShakespeareLM-1M             the base model, to see what SFT changed
+//   g2c-chat --once "Greet me as a courtier would."   one reply, for scripts
+//   g2c-chat --temperature 0.8 --top-k 20 --seed 3
+//
+// Each line typed is a user turn; the conversation so far is rendered with the template and the
+// reply is shown as it is generated, until the model writes <|end|> (or --max-tokens). The whole
+// conversation is the prompt of the next reply, so older turns are left out, oldest first, once it
+// no longer fits in the model's context (a note says so). Commands: /reset forgets the
+// conversation, /quit (or end of input, Ctrl-D) leaves, /help lists them.
+//
+// Exit status: g2c::run_cli's table (g2c/core/cli.h): 0 success, 2 bad input (a missing artifact,
+// a model without the course's special tokens, a bad option), 1 anything else.
+#include <cstdio>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include "g2c/core/cli.h"
+#include "g2c/core/errors.h"
+#include "g2c/nn/device.h"
+#include "g2c/sampling/text_generation.h"
+#include "g2c/sft/chat.h"
+
+namespace {
+
+struct Options {
+  std::string model = "ShakespeareLM-1M-SFT";
+  std::optional<std::string> once;
+  std::int64_t max_tokens = 60;
+  double temperature = 0.0;
+  std::optional<std::int64_t> top_k;
+  std::uint64_t seed = 1;
+  std::string device = "auto";
+  int threads = 0;
+};
+
+std::string trim(const std::string& text) {
+  const auto begin = text.find_first_not_of(" \t\r\n");
+  if (begin == std::string::npos) return "";
+  return text.substr(begin, text.find_last_not_of(" \t\r\n") - begin + 1);
+}
+
+int run(const Options& options) {
+  if (options.threads > 0) torch::set_num_threads(options.threads);
+  const auto device = g2c::nn::resolve_device(options.device);
+  auto text_model = g2c::sampling::load_text_model(options.model, device);
+  auto& model = *text_model.artifact.model;
+  const auto& tokenizer = text_model.tokenizer;
+  g2c::sft::end_token_id(tokenizer);  // a model without the chat markers fails here, not mid-chat
+  const auto& manifest = text_model.artifact.manifest;
+  const auto base = manifest.value("base_artifact", nlohmann::json());
+  fmt::print(stderr, "{} ({}{}), context {} tokens; {}\n",
+             manifest.value("name", text_model.artifact.dir.filename().string()),
+             manifest.value("module", "?"),
+             base.is_string() ? ", tuned from " + base.get<std::string>() : std::string(),
+             model.options.max_seq_len(), g2c::nn::device_name(device));
+
+  auto sampling =
+      g2c::sampling::GenerateOptions().temperature(options.temperature).top_k(options.top_k);
+  if (options.temperature > 0) {
+    sampling.generator(at::make_generator<at::CPUGeneratorImpl>(options.seed));
+  }
+  const auto reply_options =
+      g2c::sft::ChatReplyOptions().max_new_tokens(options.max_tokens).sampling(sampling);
+  const bool terminal = g2c::sampling::stdout_is_terminal();
+  const auto show = [&](const std::string& text) {
+    std::cout << (terminal ? g2c::sampling::for_terminal(text) : text) << std::flush;
+  };
+
+  std::vector<g2c::sft::Message> conversation;
+  const auto answer = [&](const std::string& line) {
+    conversation.push_back({"user", line});
+    const auto reply = g2c::sft::chat_reply(model, tokenizer, conversation, reply_options, show);
+    std::cout << std::endl;
+    if (!reply.stopped) {
+      fmt::print(stderr, "[no end marker within {} tokens: the reply was cut]\n",
+                 options.max_tokens);
+    }
+    if (reply.dropped_messages > 0) {
+      // Forget them here too, so the next prompt starts where this one did.
+      conversation.erase(conversation.begin(), conversation.begin() + reply.dropped_messages);
+      fmt::print(stderr, "[the {} oldest message{} no longer fit in the context: left out]\n",
+                 reply.dropped_messages, reply.dropped_messages == 1 ? "" : "s");
+    }
+    if (reply.prompt_cut) {
+      fmt::print(stderr, "[your message is longer than the context: only its end was read]\n");
+    }
+    conversation.push_back({"assistant", reply.text});
+  };
+
+  if (options.once) {
+    answer(*options.once);
+    return 0;
+  }
+  fmt::print(stderr,
+             "Type a message and press Enter. /reset forgets the conversation, /quit "
+             "leaves.\n");
+  std::string line;
+  while (true) {
+    std::cout << "you> " << std::flush;
+    if (!std::getline(std::cin, line)) {
+      std::cout << std::endl;
+      break;
+    }
+    const auto text = trim(line);
+    if (text.empty()) continue;
+    if (text == "/quit" || text == "/exit") break;
+    if (text == "/reset") {
+      conversation.clear();
+      fmt::print(stderr, "[conversation forgotten]\n");
+      continue;
+    }
+    if (text == "/help") {
+      fmt::print(stderr, "/reset forgets the conversation, /quit leaves (so does Ctrl-D)\n");
+      continue;
+    }
+    if (text.front() == '/') {
+      fmt::print(stderr, "[unknown command {}: /reset, /quit or /help]\n", text);
+      continue;
+    }
+    std::cout << "model> " << std::flush;
+    answer(text);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Chat with a model artifact through the course's chat template (module 13)."};
+  Options options;
+  app.add_option("--model", options.model, "Model artifact: name, alias or folder")
+      ->capture_default_str();
+  app.add_option("--once", options.once, "Reply to this one message and exit");
+  app.add_option("--max-tokens", options.max_tokens, "At most this many tokens per reply")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--temperature", options.temperature, "0 is greedy (the default)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app.add_option("--top-k", options.top_k, "Keep the k most likely tokens")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--seed", options.seed, "Seed of the sampling generator")->capture_default_str();
+  app.add_option("--device", options.device, "auto, cpu, cuda or mps")->capture_default_str();
+  app.add_option("--threads", options.threads, "LibTorch's CPU threads (0: its default)");
+  return g2c::run_cli(app, argc, argv, [&] { return run(options); });
+}
