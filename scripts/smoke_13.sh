@@ -57,6 +57,13 @@ manifest = json.load(open(os.path.join(result["artifact"], "manifest.json")))
 check(manifest["name"] == "TinyBase-SFT" and manifest["base_artifact"] == "TinyBase",
       "artifact: TinyBase-SFT with base_artifact TinyBase")
 check(manifest["module"] == "module-13", "artifact: module-13")
+# The Python edition's loader reads it: torch.load with weights_only=True, its layout.
+import torch
+state = torch.load(os.path.join(result["artifact"], "model.pt"), weights_only=True)
+check(sorted(state) == ["model_config", "params", "vocab_size"] and state["vocab_size"] == 264,
+      "artifact: model.pt in the Python edition's layout")
+check(sum(p.numel() for p in state["params"]) == manifest["parameter_count"],
+      "artifact: the saved parameters are the manifest's count")
 check(len(result["figures"]) == 3, "three figures")
 if problems:
     print("\n".join(problems))
