@@ -16,6 +16,7 @@
 #include "exercises/common/course_tokenizer.h"
 #include "exercises/common/data.h"
 #include "exercises/common/figures.h"
+#include "exercises/common/trainer_json.h"
 #include "exercises/common/training.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/progress.h"
@@ -89,20 +90,9 @@ struct Config {
 };
 
 nlohmann::json training_json(const TrainerOptions& o, const Preset& p) {
-  return {{"batch_size", o.batch_size()},
-          {"context_length", o.context_length()},
-          {"max_steps", o.max_steps()},
-          {"optimizer", o.optimizer()},
-          {"fused_kernels", o.fused_kernels()},
-          {"max_lr", o.max_lr()},
-          {"min_lr", o.min_lr()},
-          {"warmup_steps", o.warmup_steps()},
-          {"weight_decay", o.weight_decay()},
-          {"grad_clip", *o.grad_clip()},
-          {"eval_every", o.eval_every()},
-          {"eval_iters", o.eval_iters()},
-          {"log_every", o.log_every()},
-          {"checkpoint_every", p.checkpoint_every}};
+  auto json = g2c::exercises::trainer_options_json(o);
+  json["checkpoint_every"] = p.checkpoint_every;
+  return json;
 }
 
 std::string lr_text(double lr) {

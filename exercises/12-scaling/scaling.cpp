@@ -17,6 +17,7 @@
 #include "exercises/common/cli.h"
 #include "exercises/common/course_tokenizer.h"
 #include "exercises/common/data.h"
+#include "exercises/common/trainer_json.h"
 #include "exercises/common/training.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/progress.h"
@@ -120,21 +121,10 @@ std::int64_t non_embedding_count(const TransformerLMOptions& options) {
 }
 
 nlohmann::json training_json(const TrainerOptions& o, const Preset& p) {
-  return {{"batch_size", o.batch_size()},
-          {"context_length", o.context_length()},
-          {"max_steps", o.max_steps()},
-          {"tokens", o.max_steps() * o.batch_size() * o.context_length()},
-          {"optimizer", o.optimizer()},
-          {"fused_kernels", o.fused_kernels()},
-          {"max_lr", o.max_lr()},
-          {"min_lr", o.min_lr()},
-          {"warmup_steps", o.warmup_steps()},
-          {"weight_decay", o.weight_decay()},
-          {"grad_clip", *o.grad_clip()},
-          {"eval_every", o.eval_every()},
-          {"eval_iters", o.eval_iters()},
-          {"log_every", o.log_every()},
-          {"final_eval_batches", p.final_eval_batches}};
+  auto json = g2c::exercises::trainer_options_json(o);
+  json["tokens"] = o.max_steps() * o.batch_size() * o.context_length();
+  json["final_eval_batches"] = p.final_eval_batches;
+  return json;
 }
 
 /// The one training recipe of every rung: module 10's AdamW, warmup + cosine, clipping at 1.0.
