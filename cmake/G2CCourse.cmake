@@ -59,6 +59,9 @@ set(G2C_COURSE_FILES
   "13  sft        sft/trainer"
   "13b lora       lora/layer"
   "13b lora       lora/inject"
+  "14  dpo        dpo/data"
+  "14  dpo        dpo/loss"
+  "14  dpo        dpo/trainer"
 )
 
 set(G2C_SOLUTIONS "" CACHE STRING
