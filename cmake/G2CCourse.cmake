@@ -62,6 +62,10 @@ set(G2C_COURSE_FILES
   "14  dpo        dpo/data"
   "14  dpo        dpo/loss"
   "14  dpo        dpo/trainer"
+  "15  eval       eval/match"
+  "15  eval       eval/logprob"
+  "15  eval       eval/calibration"
+  "15  eval       eval/multiple_choice"
 )
 
 set(G2C_SOLUTIONS "" CACHE STRING
