@@ -6,6 +6,7 @@
 #include "g2c/core/errors.h"
 #include "g2c/dpo/loss.h"
 #include "g2c/dpo/trainer.h"
+#include "g2c/pretraining/core_options.h"
 
 namespace g2c::dpo {
 
@@ -55,23 +56,6 @@ std::vector<PreferenceExample> checked_examples(std::vector<PreferenceExample> e
   return examples;
 }
 
-/// The module 10 Trainer's options for the policy: a "context" of max_seq_len - 1 inputs.
-g2c::pretraining::TrainerOptions core_options(const DPOTrainerOptions& options) {
-  return g2c::pretraining::TrainerOptions(options.batch_size(), options.max_seq_len() - 1,
-                                          options.max_steps(), options.max_lr())
-      .min_lr(options.min_lr())
-      .warmup_steps(options.warmup_steps())
-      .weight_decay(options.weight_decay())
-      .grad_clip(options.grad_clip())
-      .eval_every(options.eval_every())
-      .eval_iters(options.eval_iters())
-      .log_every(options.log_every())
-      .generator(options.generator())
-      .device(options.device())
-      .optimizer(options.optimizer())
-      .fused_kernels(options.fused_kernels());
-}
-
 /// The reference, ready to be one: on the policy's device, in eval mode (no dropout: its scores
 /// must be the same every time it sees an answer) and frozen, so no gradient is ever kept for it.
 std::shared_ptr<g2c::nn::Module> frozen(std::shared_ptr<g2c::nn::Module> ref_model,
@@ -100,7 +84,7 @@ DPOTrainer::DPOTrainer(std::shared_ptr<g2c::nn::Module> model,
                        std::vector<PreferenceExample> examples_, DPOTrainerOptions options_)
     : options(std::move(options_)),
       examples(checked_examples(std::move(examples_), options, model, ref_model)),
-      core(std::move(model), core_options(options)),
+      core(std::move(model), g2c::pretraining::core_trainer_options(options)),
       reference(frozen(std::move(ref_model), core.device)) {}
 
 PreferenceBatch DPOTrainer::sample_batch(const std::vector<PreferenceExample>& from) {

@@ -1,26 +1,10 @@
-#include <fmt/format.h>
-
-#include "g2c/core/errors.h"
-#include "g2c/core/shapes.h"
 #include "g2c/pretraining/loss.h"
+#include "g2c/pretraining/token_checks.h"
 
 namespace g2c::pretraining {
 
 void check_lm_cross_entropy_inputs(const torch::Tensor& logits, const torch::Tensor& targets) {
-  if (!logits.defined() || !targets.defined()) {
-    throw ValueError("lm_cross_entropy needs defined logits (B, T, V) and targets (B, T)");
-  }
-  const bool logits_ok = logits.dim() == 3 && logits.is_floating_point();
-  const bool targets_ok = targets.dim() == 2 && !targets.is_floating_point() &&
-                          !targets.is_complex() && targets.scalar_type() != torch::kBool;
-  if (!logits_ok || !targets_ok || logits.size(0) != targets.size(0) ||
-      logits.size(1) != targets.size(1)) {
-    throw ValueError(fmt::format(
-        "lm_cross_entropy expects floating-point logits (B, T, V) and integer targets (B, T) with "
-        "the same B and T, got logits {} {} and targets {} {}",
-        describe_shape(logits, {"B", "T", "V"}), c10::toString(logits.scalar_type()),
-        describe_shape(targets, {"B", "T"}), c10::toString(targets.scalar_type())));
-  }
+  check_token_logits("lm_cross_entropy", logits, targets);
 }
 
 }  // namespace g2c::pretraining

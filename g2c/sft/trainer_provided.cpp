@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include "g2c/core/errors.h"
+#include "g2c/pretraining/core_options.h"
 #include "g2c/sft/loss.h"
 #include "g2c/sft/trainer.h"
 
@@ -25,30 +26,13 @@ std::vector<SFTExample> checked_examples(std::vector<SFTExample> examples,
   return examples;
 }
 
-/// The module 10 Trainer's options for this run: a "context" of max_seq_len - 1 inputs.
-g2c::pretraining::TrainerOptions core_options(const SFTTrainerOptions& options) {
-  return g2c::pretraining::TrainerOptions(options.batch_size(), options.max_seq_len() - 1,
-                                          options.max_steps(), options.max_lr())
-      .min_lr(options.min_lr())
-      .warmup_steps(options.warmup_steps())
-      .weight_decay(options.weight_decay())
-      .grad_clip(options.grad_clip())
-      .eval_every(options.eval_every())
-      .eval_iters(options.eval_iters())
-      .log_every(options.log_every())
-      .generator(options.generator())
-      .device(options.device())
-      .optimizer(options.optimizer())
-      .fused_kernels(options.fused_kernels());
-}
-
 }  // namespace
 
 SFTTrainer::SFTTrainer(std::shared_ptr<g2c::nn::Module> model, std::vector<SFTExample> examples_,
                        SFTTrainerOptions options_)
     : options(std::move(options_)),
       examples(checked_examples(std::move(examples_), options)),
-      core(std::move(model), core_options(options)) {}
+      core(std::move(model), g2c::pretraining::core_trainer_options(options)) {}
 
 SFTBatch SFTTrainer::sample_batch(const std::vector<SFTExample>& from) {
   if (from.empty()) throw ValueError("cannot draw a batch from an empty list of examples");
