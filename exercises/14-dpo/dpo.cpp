@@ -1,0 +1,382 @@
+// Exercise 14 — direct preference optimisation of the fine-tuned ShakespeareLM. The SFT artifact
+// (module 13's ShakespeareLM-1M-SFT unless --base names another) is the policy's start and, frozen,
+// its reference. Pairs of replies made from the same tasks (the right speaker against a wrong one,
+// the rest of a line against its words shuffled or one word repeated) train it through your
+// DPOTrainer (module 10's loop with your collation, sequence log-probabilities and DPO loss). It
+// reports what the lesson is about: the implicit reward margin and preference accuracy on training
+// and held-out pairs as training goes, a sweep over beta, and whether held-out task accuracy moved.
+// The tuned model is saved as <family>-DPO with its lineage (-> -SFT -> base).
+#include <chrono>
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "exercises/13-sft/sft_runs.h"
+#include "exercises/14-dpo/preferences.h"
+#include "exercises/common/cli.h"
+#include "exercises/common/tasks.h"
+#include "g2c/core/errors.h"
+#include "g2c/core/progress.h"
+#include "g2c/dpo/dpo.h"
+#include "g2c/pretraining/model_artifact.h"
+#include "g2c/sampling/text_generation.h"
+#include "g2c/sft/chat.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using g2c::dpo::PreferenceExample;
+using g2c::exercises::Proportion;
+
+struct Config {
+  std::string name;  // default: the base's name with -SFT replaced by -DPO
+  std::optional<fs::path> artifact_dir;
+  bool save = true;
+  double lr = 1e-4;
+  double beta = 0.5;
+  std::vector<double> sweep = {0.1};  // betas tried besides --beta
+  std::int64_t eval_every = 25;
+};
+
+// "ShakespeareLM-1M-SFT" -> "ShakespeareLM-1M-DPO"; any other name gets "-DPO" appended.
+std::string dpo_name(const std::string& base) {
+  const std::string sft = "-SFT";
+  if (base.size() > sft.size() && base.ends_with(sft)) {
+    return base.substr(0, base.size() - sft.size()) + "-DPO";
+  }
+  return base + "-DPO";
+}
+
+// How often the model itself gives the chosen reply a higher log-probability than the rejected
+// one (no reference involved): the preference DPO is meant to instil, counted over whole pairs.
+Proportion preference_accuracy(g2c::transformer::TransformerLM& model,
+                               const std::vector<PreferenceExample>& examples,
+                               std::int64_t max_seq_len, const torch::Device& device) {
+  torch::NoGradGuard no_grad;
+  const bool was_training = model->is_training();
+  model->eval();
+  Proportion accuracy;
+  constexpr std::size_t chunk = 64;
+  for (std::size_t first = 0; first < examples.size(); first += chunk) {
+    const std::vector<PreferenceExample> batch_examples(
+        examples.begin() + static_cast<std::ptrdiff_t>(first),
+        examples.begin() + static_cast<std::ptrdiff_t>(std::min(first + chunk, examples.size())));
+    const auto batch = g2c::dpo::pad_and_collate_pref(batch_examples, max_seq_len, /*pad_id=*/0);
+    const auto chosen = g2c::dpo::sequence_logprob(
+        model(batch.chosen_x.to(device)), batch.chosen_y.to(device), batch.chosen_mask.to(device));
+    const auto rejected =
+        g2c::dpo::sequence_logprob(model(batch.rejected_x.to(device)), batch.rejected_y.to(device),
+                                   batch.rejected_mask.to(device));
+    accuracy.hits += (chosen > rejected).sum().item<std::int64_t>();
+    accuracy.total += static_cast<std::int64_t>(batch_examples.size());
+  }
+  model->train(was_training);
+  return accuracy;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "Module 14: direct preference optimisation. Trains the fine-tuned model (module 13's\n"
+      "<base>-SFT) on pairs of preferred and rejected replies with your DPOTrainer, against a\n"
+      "frozen copy of itself; reports reward margins and preference accuracy (training and\n"
+      "held-out), a beta sweep and held-out task accuracy before and after. Saves <family>-DPO.\n"
+      "Writes dpo.json and figures."};
+  g2c::exercises::CommonOptions options;
+  options.out = "results/14-dpo";
+  options.steps = 150;
+  Config config;
+  g2c::exercises::SFTRunOptions run;
+  run.base = "ShakespeareLM-1M-SFT";
+  g2c::exercises::add_common_options(app, options);
+  g2c::exercises::add_sft_run_options(app, run);
+  app.add_option("--name", config.name,
+                 "Name of the saved artifact (default: the base's, -SFT replaced by -DPO)");
+  app.add_option("--artifact-dir", config.artifact_dir,
+                 "Folder of the saved artifact (default: artifacts/models/<name>)");
+  app.add_flag("!--no-save", config.save, "Do not save the tuned model");
+  app.add_option("--lr", config.lr, "Peak learning rate")->capture_default_str();
+  app.add_option("--beta", config.beta, "DPO's beta for the saved run")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  app.add_option("--sweep", config.sweep, "Other betas to compare, each a run of its own")
+      ->capture_default_str();
+  bool no_sweep = false;
+  app.add_flag("--no-sweep", no_sweep, "Train only the --beta run");
+  app.add_option("--eval-every", config.eval_every, "Steps between held-out evaluations")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  return g2c::run_cli(app, argc, argv, [&] {
+    if (no_sweep) config.sweep.clear();
+    for (const double beta : config.sweep) {
+      if (!(beta > 0)) {
+        throw g2c::ValueError(fmt::format("--sweep: every beta must be > 0, got {}", beta));
+      }
+    }
+    const auto device = g2c::exercises::prepare(options);
+    const auto start = std::chrono::steady_clock::now();
+    auto text_model = g2c::sampling::load_text_model(run.base, device);
+    const auto& tokenizer = text_model.tokenizer;
+    const auto& manifest = text_model.artifact.manifest;
+    const auto base_name = manifest.value("name", run.base);
+    const auto parent = manifest.value("base_artifact", nlohmann::json());  // null for a base
+    const std::string base_parent = parent.is_string() ? parent.get<std::string>() : "";
+    const auto model_options = text_model.artifact.model->options;
+    const std::int64_t vocab = model_options.vocab_size();
+    const std::int64_t context = model_options.max_seq_len();
+    if (config.name.empty()) config.name = dpo_name(base_name);
+    if (base_parent.empty()) {
+      fmt::print(
+          "note: {} has no base_artifact: DPO usually starts from a fine-tuned (-SFT) model "
+          "(exercise 13_sft makes one)\n",
+          base_name);
+    }
+
+    // The SFT task data (for held-out scoring) and the preference pairs made from it.
+    const auto sft_data = g2c::exercises::prepare_sft_data(tokenizer, vocab, context, options.seed,
+                                                           run.chat_repeat, run.eval_items);
+    const auto prefs = g2c::exercises::prepare_preference_data(sft_data.tasks, tokenizer, vocab,
+                                                               context, options.seed);
+    std::vector<PreferenceExample> val_speaker, val_completion;
+    for (std::size_t i = 0; i < prefs.val_examples.size(); ++i) {
+      (prefs.val_tasks[i] == "speaker" ? val_speaker : val_completion)
+          .push_back(prefs.val_examples[i]);
+    }
+
+    const auto load = [&] { return g2c::exercises::load_base(run.base, device, run.fused); };
+    const auto trainer_options = [&](double beta) {
+      return g2c::dpo::DPOTrainerOptions(prefs.max_seq_len, /*pad_id=*/0, beta, run.batch_size,
+                                         options.steps, config.lr)
+          .min_lr(config.lr / 10)
+          .warmup_steps(run.warmup)
+          .grad_clip(1.0)
+          .log_every(5)
+          .eval_every(config.eval_every)
+          .eval_iters(4)
+          .generator(at::make_generator<at::CPUGeneratorImpl>(options.seed))
+          .device(device.str())
+          .fused_kernels(run.fused);
+    };
+    const auto pref_accuracy = [&](g2c::transformer::TransformerLM& model) {
+      return nlohmann::json{
+          {"speaker", preference_accuracy(model, val_speaker, prefs.max_seq_len, device).to_json()},
+          {"completion",
+           preference_accuracy(model, val_completion, prefs.max_seq_len, device).to_json()}};
+    };
+    // One DPO run from the SFT weights, against a frozen copy of them.
+    const auto train = [&](const std::string& label, double beta,
+                           g2c::transformer::TransformerLM& policy) {
+      auto reference = load();
+      g2c::dpo::DPOTrainer trainer(policy, reference, prefs.train_examples, trainer_options(beta));
+      std::optional<g2c::Progress> progress;
+      auto history = trainer.train(
+          prefs.val_examples,
+          g2c::pretraining::TrainOptions().on_log([&](const g2c::pretraining::LogEvent& event) {
+            if (!std::isfinite(event.train_loss)) {
+              throw g2c::ValueError(fmt::format(
+                  "{}: the loss stopped being finite at step {} (lr {}); try a lower --lr", label,
+                  event.step, event.lr));
+            }
+            const auto metrics = fmt::format("loss {:.3f}", event.train_loss);
+            if (!progress) {
+              progress.emplace(label, options.steps, !options.quiet);
+              progress->update(event.step, metrics);
+            } else {
+              progress->update(event.step + 1, metrics);
+            }
+          }));
+      if (progress) progress->finish();
+      return history;
+    };
+    const auto print_preferences = [](const std::string& label, const nlohmann::json& accuracy) {
+      const auto show = [](const nlohmann::json& p) {
+        return fmt::format("{:5.1f}% [{:.1f}, {:.1f}]", 100 * p["value"].get<double>(),
+                           100 * p["ci95"][0].get<double>(), 100 * p["ci95"][1].get<double>());
+      };
+      fmt::print("{:<28} prefers the chosen reply: speaker {}   completion {}\n", label,
+                 show(accuracy["speaker"]), show(accuracy["completion"]));
+      std::fflush(stdout);  // before the next progress line, in a log file too
+    };
+
+    std::fflush(stdout);
+    auto sft_model = load();
+    const auto before =
+        g2c::exercises::score_model(sft_model, tokenizer, sft_data, run.max_new_tokens);
+    g2c::exercises::print_scores(base_name, before);
+    const auto before_pref = pref_accuracy(sft_model);
+    print_preferences(base_name, before_pref);
+
+    auto model = load();
+    const auto run_start = std::chrono::steady_clock::now();
+    const auto main_label = fmt::format("DPO beta {}", config.beta);
+    const auto history = train(main_label, config.beta, model);
+    const double train_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+    const auto after = g2c::exercises::score_model(model, tokenizer, sft_data, run.max_new_tokens);
+    g2c::exercises::print_scores(main_label, after);
+    const auto after_pref = pref_accuracy(model);
+    print_preferences(main_label, after_pref);
+
+    nlohmann::json runs = nlohmann::json::array();
+    runs.push_back({{"beta", config.beta},
+                    {"history", history.to_json()},
+                    {"preference_accuracy", after_pref},
+                    {"scores", after.to_json()}});
+    for (const double beta : config.sweep) {
+      if (beta == config.beta) continue;
+      auto swept = load();
+      const auto label = fmt::format("DPO beta {}", beta);
+      const auto swept_history = train(label, beta, swept);
+      const auto scores =
+          g2c::exercises::score_model(swept, tokenizer, sft_data, run.max_new_tokens);
+      g2c::exercises::print_scores(label, scores);
+      const auto accuracy = pref_accuracy(swept);
+      print_preferences(label, accuracy);
+      runs.push_back({{"beta", beta},
+                      {"history", swept_history.to_json()},
+                      {"preference_accuracy", accuracy},
+                      {"scores", scores.to_json()}});
+    }
+
+    // Replies before and after, to the prompts of both tasks and the chat set.
+    nlohmann::json samples = nlohmann::json::array();
+    const auto reply_options = g2c::sft::ChatReplyOptions().max_new_tokens(run.max_new_tokens);
+    for (const auto& item : {sft_data.val_speaker.front(), sft_data.val_completion.front()}) {
+      const auto tuned = g2c::sft::chat_reply(*model, tokenizer, item.messages(), reply_options);
+      const auto untuned =
+          g2c::sft::chat_reply(*sft_model, tokenizer, item.messages(), reply_options);
+      samples.push_back({{"prompt", item.prompt},
+                         {"answer", item.answer},
+                         {"sft_reply", untuned.text},
+                         {"dpo_reply", tuned.text},
+                         {"dpo_stopped", tuned.stopped}});
+      fmt::print("  {} -> SFT: {} | DPO: {}\n", g2c::sampling::for_terminal(item.prompt),
+                 g2c::sampling::for_terminal(untuned.text),
+                 g2c::sampling::for_terminal(tuned.text));
+    }
+
+    std::optional<fs::path> saved;
+    if (config.save) {
+      g2c::pretraining::ModelArtifactInfo info;
+      info.name = config.name;
+      info.module = "module-14";
+      info.source = "shakespeare-preferences";
+      info.tokenizer_artifact = manifest.value("tokenizer_artifact", "");
+      nlohmann::json lineage = {base_name};
+      if (!base_parent.empty()) lineage.push_back(base_parent);
+      info.training_config = {{"steps", options.steps},   {"batch_size", run.batch_size},
+                              {"max_lr", config.lr},      {"warmup_steps", run.warmup},
+                              {"optimizer", "adamw"},     {"loss", "dpo"},
+                              {"beta", config.beta},      {"reference", base_name},
+                              {"lineage", lineage},       {"pairs", prefs.train_examples.size()},
+                              {"dataset", prefs.manifest}};
+      info.seed = options.seed;
+      info.history = history.losses;
+      info.base_artifact = base_name;
+      info.notes =
+          "direct preference optimisation on speaker and completion preference pairs "
+          "(exercise 14_dpo)";
+      saved = g2c::pretraining::save_model_artifact(info, model, config.artifact_dir);
+      fmt::print("saved {} (base_artifact {})\n", saved->string(), base_name);
+    }
+
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    nlohmann::json result = g2c::exercises::run_metadata("14_dpo", options, device);
+    result["config"] = {{"base", run.base},
+                        {"name", config.name},
+                        {"batch_size", run.batch_size},
+                        {"lr", config.lr},
+                        {"beta", config.beta},
+                        {"sweep", config.sweep},
+                        {"warmup", run.warmup},
+                        {"steps", options.steps},
+                        {"eval_every", config.eval_every},
+                        {"eval_items", run.eval_items},
+                        {"max_new_tokens", run.max_new_tokens},
+                        {"fused", run.fused},
+                        {"context", context},
+                        {"vocab_size", vocab}};
+    result["dataset"] = prefs.to_json();
+    result["tasks"] = sft_data.to_json();
+    result["before"] = {{"scores", before.to_json()}, {"preference_accuracy", before_pref}};
+    result["after"] = {{"scores", after.to_json()}, {"preference_accuracy", after_pref}};
+    result["runs"] = runs;
+    result["samples"] = samples;
+    result["train_seconds"] = train_seconds;
+    result["seconds"] = seconds;
+    result["artifact"] = saved ? nlohmann::json(saved->string()) : nlohmann::json(nullptr);
+    result["lineage"] = {config.name, base_name};
+    if (!base_parent.empty()) result["lineage"].push_back(base_parent);
+
+    // Curves of every run, and held-out accuracy before and after.
+    nlohmann::json margin_series = nlohmann::json::array(),
+                   accuracy_series = nlohmann::json::array(), loss_series = nlohmann::json::array();
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      const auto beta = runs[r]["beta"].get<double>();
+      const auto at = fmt::format("/runs/{}/history", r);
+      margin_series.push_back({{"label", fmt::format("train, beta {}", beta)},
+                               {"x", at + "/step"},
+                               {"y", at + "/reward_margin"}});
+      margin_series.push_back({{"label", fmt::format("held-out, beta {}", beta)},
+                               {"x", at + "/val_step"},
+                               {"y", at + "/val_reward_margin"},
+                               {"marker", "o"}});
+      accuracy_series.push_back({{"label", fmt::format("train, beta {}", beta)},
+                                 {"x", at + "/step"},
+                                 {"y", at + "/accuracy"}});
+      accuracy_series.push_back({{"label", fmt::format("held-out, beta {}", beta)},
+                                 {"x", at + "/val_step"},
+                                 {"y", at + "/val_accuracy"},
+                                 {"marker", "o"}});
+      loss_series.push_back({{"label", fmt::format("train, beta {}", beta)},
+                             {"x", at + "/step"},
+                             {"y", at + "/train_loss"}});
+    }
+    result["bars"] = {
+        {"labels", {base_name, config.name}},
+        {"speaker", {before.speaker.exact.value(), after.speaker.exact.value()}},
+        {"completion", {before.completion.first_word.value(), after.completion.first_word.value()}},
+        {"prefers_chosen_speaker",
+         {before_pref["speaker"]["value"], after_pref["speaker"]["value"]}},
+        {"prefers_chosen_completion",
+         {before_pref["completion"]["value"], after_pref["completion"]["value"]}}};
+    result["figures"] = {
+        {{"file", "dpo_reward_margin.png"},
+         {"kind", "line"},
+         {"title", "DPO reward margin: beta * (log-ratio of chosen - log-ratio of rejected)"},
+         {"xlabel", "step"},
+         {"ylabel", "reward margin"},
+         {"series", margin_series}},
+        {{"file", "dpo_preference_accuracy.png"},
+         {"kind", "line"},
+         {"title", "DPO preference accuracy (chosen reward > rejected reward)"},
+         {"xlabel", "step"},
+         {"ylabel", "accuracy"},
+         {"series", accuracy_series}},
+        {{"file", "dpo_loss.png"},
+         {"kind", "line"},
+         {"title", "DPO loss (ln 2 = no preference yet)"},
+         {"xlabel", "step"},
+         {"ylabel", "loss"},
+         {"series", loss_series}},
+        {{"file", "dpo_accuracy.png"},
+         {"kind", "bar"},
+         {"title", "Held-out, before and after DPO (95% intervals in dpo.json)"},
+         {"ylabel", "accuracy"},
+         {"series",
+          {{{"label", "speaker (exact reply)"}, {"x", "/bars/labels"}, {"y", "/bars/speaker"}},
+           {{"label", "completion (first word)"}, {"x", "/bars/labels"}, {"y", "/bars/completion"}},
+           {{"label", "prefers chosen (speaker pairs)"},
+            {"x", "/bars/labels"},
+            {"y", "/bars/prefers_chosen_speaker"}},
+           {{"label", "prefers chosen (completion pairs)"},
+            {"x", "/bars/labels"},
+            {"y", "/bars/prefers_chosen_completion"}}}}}};
+    const auto path = g2c::exercises::save_result(options, "dpo.json", result);
+    g2c::exercises::plot_result(options, path);
+    fmt::print("{:.0f} s in all ({:.0f} s for the main DPO run)\n", seconds, train_seconds);
+  });
+}
