@@ -82,15 +82,15 @@ int main(int argc, char** argv) {
     // Which models: the lineage base -> SFT -> DPO (those saved), then any --model.
     std::vector<std::string> names;
     if (!config.only) {
-      for (const auto& suffix : {"", "-SFT", "-DPO"}) {
+      // The lineage, and the exercise that makes each model.
+      for (const auto& [suffix, maker] :
+           {std::pair{"", "10_pretrain"}, {"-SFT", "13_sft"}, {"-DPO", "14_dpo"}}) {
         const auto name = config.base + suffix;
         if (fs::exists(g2c::pretraining::models_root() / name)) {
           names.push_back(name);
         } else {
-          fmt::print("note: no {} in {}; {}\n", name, g2c::pretraining::models_root().string(),
-                     *suffix == '\0'                 ? "exercise 10_pretrain makes it"
-                     : std::string(suffix) == "-SFT" ? "exercise 13_sft makes it"
-                                                     : "exercise 14_dpo makes it");
+          fmt::print("note: no {} in {}; exercise {} makes it\n", name,
+                     g2c::pretraining::models_root().string(), maker);
         }
       }
     }
@@ -103,8 +103,9 @@ int main(int argc, char** argv) {
     }
 
     // The held-out items: speaker attribution as multiple choice, both tasks as generation.
-    const auto tasks = g2c::exercises::build_task_data(g2c::exercises::load_tinyshakespeare(),
-                                                       {.seed = options.seed});
+    const g2c::exercises::TaskDataOptions task_options{.seed = options.seed};
+    const auto tasks =
+        g2c::exercises::build_task_data(g2c::exercises::load_tinyshakespeare(), task_options);
     auto val_speaker = g2c::exercises::items_of(tasks.val, "speaker");
     auto mc_items = val_speaker;
     mc_items.resize(std::min<std::size_t>(mc_items.size(), config.mc_items));
@@ -199,7 +200,7 @@ int main(int argc, char** argv) {
     const std::vector<std::string> notes = {
         fmt::format("Items from the held-out chunks of TinyShakespeare (every {}th chunk of {} "
                     "characters; seed {}), never seen in training by the course's tasks.",
-                    10, 20000, options.seed),
+                    task_options.held_out_every, task_options.chunk_chars, options.seed),
         "speaker choice: the line's speaker among four of the task's speakers (chance 25 %), "
         "chosen by the summed log-probability of each name after the chat prompt (raw) or by its "
         "mean per token; confidence = softmax over the four scores.",
