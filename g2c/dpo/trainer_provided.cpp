@@ -28,14 +28,7 @@ std::vector<PreferenceExample> checked_examples(std::vector<PreferenceExample> e
   if (examples.empty()) {
     throw ValueError("DPOTrainer needs at least one preference example, got none");
   }
-  if (options.batch_size() <= 0) {
-    throw ValueError(fmt::format("batch_size must be positive, got {}", options.batch_size()));
-  }
-  if (options.max_seq_len() <= 1) {
-    throw ValueError(
-        fmt::format("max_seq_len must be > 1 so that the shift by one leaves something, got {}",
-                    options.max_seq_len()));
-  }
+  g2c::pretraining::check_core_options(options);
   if (!(options.beta() > 0.0)) {
     throw ValueError(fmt::format(
         "beta must be positive, got {}: with beta = 0 the DPO loss is ln 2 with zero gradient "

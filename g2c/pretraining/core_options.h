@@ -3,9 +3,26 @@
 // of max_seq_len ids, shifted by one).
 #pragma once
 
+#include <fmt/format.h>
+
+#include "g2c/core/errors.h"
 #include "g2c/pretraining/trainer.h"
 
 namespace g2c::pretraining {
+
+/// The checks every such trainer makes of its own options (the Python edition's): ValueError for
+/// batch_size <= 0, and for max_seq_len <= 1, which would leave nothing after the shift by one.
+template <typename DerivedOptions>
+void check_core_options(const DerivedOptions& options) {
+  if (options.batch_size() <= 0) {
+    throw ValueError(fmt::format("batch_size must be positive, got {}", options.batch_size()));
+  }
+  if (options.max_seq_len() <= 1) {
+    throw ValueError(
+        fmt::format("max_seq_len must be > 1 so that the shift by one leaves something, got {}",
+                    options.max_seq_len()));
+  }
+}
 
 /// The held Trainer's options from a derived trainer's `options` (anything with the accessors
 /// below, e.g. g2c::sft::SFTTrainerOptions).

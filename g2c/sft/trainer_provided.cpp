@@ -15,14 +15,7 @@ std::vector<SFTExample> checked_examples(std::vector<SFTExample> examples,
   if (examples.empty()) {
     throw ValueError("SFTTrainer needs at least one training example, got none");
   }
-  if (options.batch_size() <= 0) {
-    throw ValueError(fmt::format("batch_size must be positive, got {}", options.batch_size()));
-  }
-  if (options.max_seq_len() <= 1) {
-    throw ValueError(
-        fmt::format("max_seq_len must be > 1 so that the shift by one leaves something, got {}",
-                    options.max_seq_len()));
-  }
+  g2c::pretraining::check_core_options(options);
   return examples;
 }
 
