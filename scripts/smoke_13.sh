@@ -74,16 +74,24 @@ print("checks: 1 passed, 0 failed, 0 skipped")
 PY
 "$python" "$ROOT/scripts/plot.py" "$out/sft.json" >/dev/null && echo "ok plots"
 
+# g2c-generate reads the fine-tuned artifact's manifest, evaluated or not (a short run saves
+# final_val_loss as null).
+"$bin/g2c-generate" --model TinyBase-SFT --tokens 5 --threads 1 >/dev/null 2>"$out/generate.err" ||
+  { echo "g2c-generate on TinyBase-SFT failed"; cat "$out/generate.err"; exit 1; }
+grep -q "TinyBase-SFT: .* parameters, trained 6 steps" "$out/generate.err" ||
+  { echo "g2c-generate: no model line"; cat "$out/generate.err"; exit 1; }
+echo "ok g2c-generate on the fine-tuned artifact"
+
 # g2c-chat on the fine-tuned model: --once for scripts, then a real session through a
 # pseudo-terminal (script(1)): two turns, /reset, a message longer than the context (its start is
 # cut), and /quit. The transcript must show the prompts, the notes and a clean exit.
-"$bin/g2c-chat" --model TinyBase-SFT --once "Greet me as a courtier would." --max-tokens 8 \
+"$bin/g2c-chat" --model TinyBase-SFT --once "Greet me as a courtier would." --max-new-tokens 8 \
   --threads 1 >"$out/once.txt" 2>"$out/once.err"
 grep -q "TinyBase-SFT (module-13, tuned from TinyBase)" "$out/once.err" ||
   { echo "g2c-chat --once: no model line"; cat "$out/once.err"; exit 1; }
 long="$(printf 'so long a speech %.0s' $(seq 1 40))"
 printf 'Who goes there?\nBid me good night.\n/reset\n%s\n/bogus\n/quit\n' "$long" |
-  script -qec "'$bin/g2c-chat' --model TinyBase-SFT --max-tokens 8 --threads 1" /dev/null \
+  script -qec "'$bin/g2c-chat' --model TinyBase-SFT --max-new-tokens 8 --threads 1" /dev/null \
   >"$out/session.txt" 2>&1
 for expected in "you> " "model> " "[conversation forgotten]" "only its end was read" \
   "[unknown command /bogus"; do

@@ -49,11 +49,8 @@ int main(int argc, char** argv) {
     const auto device = g2c::exercises::prepare(options);
     auto text_model = g2c::sampling::load_text_model(model_name, device);
     auto& model = *text_model.artifact.model;
-    const auto& manifest = text_model.artifact.manifest;
-    fmt::print("{} ({}): trained {} steps, validation loss {:.3f}; {}\n",
-               manifest.value("name", model_name), text_model.artifact.dir.string(),
-               manifest.value("steps_completed", 0), manifest.value("final_val_loss", NAN),
-               text_model.tokenizer.description());
+    fmt::print("{} ({}); {}\n", g2c::pretraining::describe_model_artifact(text_model.artifact),
+               text_model.artifact.dir.string(), text_model.tokenizer.description());
     const auto prompt = text_model.encode(prompt_text);
     const auto unreadable = g2c::sampling::unreadable_token_ids(text_model.tokenizer);
 
@@ -93,7 +90,7 @@ int main(int argc, char** argv) {
 
     auto result = g2c::exercises::run_metadata("10_sample", options, device);
     result["model"] = {{"artifact", text_model.artifact.dir.string()},
-                       {"manifest", manifest},
+                       {"manifest", text_model.artifact.manifest},
                        {"tokenizer", text_model.tokenizer.description()}};
     result["prompt"] = prompt_text;
     result["tokens"] = tokens;

@@ -43,6 +43,55 @@ nlohmann::json read_json(const fs::path& path) {
 
 }  // namespace
 
+ManifestSummary read_manifest_summary(const nlohmann::json& manifest, const fs::path& file) {
+  // A missing or null field keeps its default; any other value must have the field's type.
+  const auto field = [&](const char* key, auto is_type,
+                         const char* expected) -> const nlohmann::json* {
+    const auto found = manifest.find(key);
+    if (found == manifest.end() || found->is_null()) return nullptr;
+    if (!is_type(*found)) {
+      throw ValueError(fmt::format("{}: '{}' should be {} or null, got {}; save the artifact again",
+                                   file.string(), key, expected, found->dump()));
+    }
+    return &*found;
+  };
+  const auto is_string = [](const nlohmann::json& v) { return v.is_string(); };
+  const auto is_number = [](const nlohmann::json& v) { return v.is_number(); };
+  const auto is_integer = [](const nlohmann::json& v) { return v.is_number_integer(); };
+
+  ManifestSummary summary;
+  summary.name = file.parent_path().filename().string();
+  if (const auto* v = field("name", is_string, "a string")) summary.name = v->get<std::string>();
+  if (const auto* v = field("module", is_string, "a string"))
+    summary.module = v->get<std::string>();
+  if (const auto* v = field("tokenizer_artifact", is_string, "a string")) {
+    summary.tokenizer_artifact = v->get<std::string>();
+  }
+  if (const auto* v = field("steps_completed", is_integer, "an integer")) {
+    summary.steps_completed = v->get<std::int64_t>();
+  }
+  if (const auto* v = field("final_train_loss", is_number, "a number")) {
+    summary.final_train_loss = v->get<double>();
+  }
+  if (const auto* v = field("final_val_loss", is_number, "a number")) {
+    summary.final_val_loss = v->get<double>();
+  }
+  if (const auto* v = field("base_artifact", is_string, "a string")) {
+    summary.base_artifact = v->get<std::string>();
+  }
+  return summary;
+}
+
+std::string describe_model_artifact(const ModelArtifact& artifact) {
+  std::int64_t parameters = 0;
+  for (const auto& p : artifact.model->parameters()) parameters += p.numel();
+  const auto& s = artifact.summary;
+  return fmt::format("{}: {} parameters, trained {} steps, {}", s.name, parameters,
+                     s.steps_completed,
+                     s.final_val_loss ? fmt::format("validation loss {:.3f}", *s.final_val_loss)
+                                      : std::string("not evaluated"));
+}
+
 std::string canonical_model_name(std::string_view name) {
   if (name == "ShakespeareLM") return std::string(kShakespeareLM);
   if (name == "StoryLM-Small") return "StoryLM-5M";
@@ -198,6 +247,7 @@ ModelArtifact load_model_artifact(const std::string& name_or_dir, torch::Device 
   ModelArtifact artifact;
   artifact.dir = folder;
   artifact.manifest = read_json(folder / kManifestFile);
+  artifact.summary = read_manifest_summary(artifact.manifest, folder / kManifestFile);
   const auto weights = read_archive(folder / kModelFile, "model file");
   artifact.note = weights.fallback_note;
   const auto vocab_size = weights.integer("vocab_size");

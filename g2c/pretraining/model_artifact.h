@@ -95,13 +95,33 @@ std::filesystem::path save_model_artifact(const ModelArtifactInfo& info,
                                           const g2c::transformer::TransformerLM& model,
                                           std::optional<std::filesystem::path> dir = std::nullopt);
 
+/// The manifest's fields the course's programs show or follow, read once when an artifact loads.
+/// save_model_artifact writes the final losses as null when no evaluation ran and base_artifact as
+/// null for a base model: here they are empty optionals, never an exception.
+struct ManifestSummary {
+  std::string name;                // the folder's name when the manifest has none
+  std::string module;              // the lesson that made it, e.g. "module-13"
+  std::string tokenizer_artifact;  // empty: the model was trained on characters
+  std::int64_t steps_completed = 0;
+  std::optional<double> final_train_loss;    // unset: not recorded
+  std::optional<double> final_val_loss;      // unset: no evaluation ran
+  std::optional<std::string> base_artifact;  // the artifact a derived model was tuned from
+};
+
+/// Reads a manifest.json's contents (`file` names it in messages). A missing or null field takes
+/// the default above; a field of the wrong type (a string where a number belongs) is a ValueError
+/// naming the file, the key and what it holds.
+ManifestSummary read_manifest_summary(const nlohmann::json& manifest,
+                                      const std::filesystem::path& file);
+
 /// A loaded artifact.
 struct ModelArtifact {
   std::filesystem::path dir;
-  g2c::transformer::TransformerLM model{nullptr};  // rebuilt from config.json, in eval mode
+  g2c::transformer::TransformerLM model{nullptr};  // rebuilt from model.pt, in eval mode
   nlohmann::json manifest;
-  nlohmann::json config;  // config.json ({"model_config": ...} from model.pt when there is none)
-  std::string note;       // why model.pt.bak was read instead of model.pt; empty otherwise
+  ManifestSummary summary;  // the fields of `manifest` programs read
+  nlohmann::json config;    // config.json ({"model_config": ...} from model.pt when there is none)
+  std::string note;         // why model.pt.bak was read instead of model.pt; empty otherwise
 };
 
 /// Loads an artifact by name (or alias) or by folder path, written by this edition or the Python
@@ -111,5 +131,10 @@ struct ModelArtifact {
 /// parameters do not fit the config (count, shape or dtype, naming both).
 ModelArtifact load_model_artifact(const std::string& name_or_dir,
                                   torch::Device device = torch::Device(torch::kCPU));
+
+/// The line a program prints about the model it loaded. Examples:
+///   "ShakespeareLM-1M: 843784 parameters, trained 1000 steps, validation loss 2.013"
+///   "ShakespeareLM-1M-SFT: 843784 parameters, trained 30 steps, not evaluated"
+std::string describe_model_artifact(const ModelArtifact& artifact);
 
 }  // namespace g2c::pretraining

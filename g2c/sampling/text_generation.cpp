@@ -23,8 +23,7 @@ torch::Tensor TextModel::encode(std::string_view text) const {
 
 TextModel load_text_model(const std::string& name_or_dir, torch::Device device) {
   auto artifact = g2c::pretraining::load_model_artifact(name_or_dir, device);
-  const auto& manifest = artifact.manifest;
-  const auto tokenizer_name = manifest.value("tokenizer_artifact", std::string());
+  const auto& tokenizer_name = artifact.summary.tokenizer_artifact;
   if (tokenizer_name.empty()) {
     throw ValueError(fmt::format(
         "the model artifact in {} names no tokenizer artifact (it was trained on characters, "
@@ -32,7 +31,7 @@ TextModel load_text_model(const std::string& name_or_dir, torch::Device device) 
         "tokenizer with scripts/make_tokenizer_artifacts.sh build/reference and train again",
         artifact.dir.string()));
   }
-  const auto vocab_size = manifest.at("vocab_size").get<std::int64_t>();
+  const auto vocab_size = artifact.model->vocab_size;  // model.pt's, the model's own
   auto bpe = std::make_shared<const g2c::tokenizer::BPETokenizer>(
       g2c::tokenizer::load_tokenizer_artifact(tokenizer_name).tokenizer);
   if (static_cast<std::int64_t>(bpe->vocab_size()) < vocab_size) {

@@ -309,3 +309,63 @@ TEST_CASE("model_artifact_load_rejects_missing_or_mismatched", "[artifact]") {
   ::unsetenv("G2C_ARTIFACTS_DIR");
   std::filesystem::remove_all(root);
 }
+
+// A run that never evaluated (13_sft --steps 30, say) saves final_val_loss as null; every reader
+// of the manifest takes it, and a manifest field of the wrong type is refused by name.
+TEST_CASE("model_artifact_without_evaluation_loads_and_describes_itself", "[artifact]") {
+  const auto root = temporary_folder("artifacts-unevaluated");
+  ::setenv("G2C_ARTIFACTS_DIR", root.c_str(), /*overwrite=*/1);
+  TrainingHistory history;
+  history.step = {0, 1, 2};
+  history.train_loss = {2.5, 2.4, 2.3};
+  history.lr = {1e-3, 1e-3, 1e-3};
+  history.grad_norm = {0.0, 0.0, 0.0};
+  g2c::pretraining::ModelArtifactInfo info;
+  info.name = "Tiny-SFT";
+  info.history = history;  // no val_step, no val_loss
+  info.base_artifact = "Tiny";
+  const auto folder = g2c::pretraining::save_model_artifact(info, model_with_seed(0));
+  const auto manifest = nlohmann::json::parse(g2c::read_file(folder / "manifest.json"));
+  REQUIRE(manifest["final_val_loss"].is_null());
+  REQUIRE(manifest["seed"].is_null());
+
+  auto artifact = g2c::pretraining::load_model_artifact("Tiny-SFT");
+  CHECK(artifact.summary.name == "Tiny-SFT");
+  CHECK(artifact.summary.steps_completed == 3);
+  CHECK(artifact.summary.final_train_loss == 2.3);
+  CHECK_FALSE(artifact.summary.final_val_loss.has_value());
+  CHECK(artifact.summary.base_artifact == "Tiny");
+  CHECK(artifact.summary.tokenizer_artifact.empty());
+  const auto line = g2c::pretraining::describe_model_artifact(artifact);
+  CHECK_THAT(line,
+             Contains("Tiny-SFT") && Contains("trained 3 steps") && Contains("not evaluated"));
+
+  // The model generates: a greedy continuation of three tokens through the loaded weights.
+  torch::NoGradGuard no_grad;
+  auto ids = torch::tensor({{1, 2, 3}}, torch::kLong);
+  for (int t = 0; t < 3; ++t) {
+    const auto next = artifact.model->forward(ids).select(1, -1).argmax(-1, /*keepdim=*/true);
+    ids = torch::cat({ids, next}, 1);
+  }
+  CHECK(ids.size(1) == 6);
+  CHECK(ids.max().item<std::int64_t>() < 12);
+
+  // Evaluated: the loss is in the line.
+  auto evaluated = manifest;
+  evaluated["final_val_loss"] = 2.25;
+  g2c::pretraining::ModelArtifact with_loss;
+  with_loss.model = artifact.model;
+  with_loss.summary = g2c::pretraining::read_manifest_summary(evaluated, "manifest.json");
+  CHECK_THAT(g2c::pretraining::describe_model_artifact(with_loss),
+             Contains("validation loss 2.250"));
+  // A field of the wrong type is refused, naming the file, the key and the value.
+  auto damaged = manifest;
+  damaged["steps_completed"] = "three";
+  CHECK_THROWS_AS(g2c::pretraining::read_manifest_summary(damaged, folder / "manifest.json"),
+                  g2c::ValueError);
+  CHECK_THROWS_WITH(
+      g2c::pretraining::read_manifest_summary(damaged, folder / "manifest.json"),
+      Contains("manifest.json") && Contains("'steps_completed'") && Contains("\"three\""));
+  ::unsetenv("G2C_ARTIFACTS_DIR");
+  std::filesystem::remove_all(root);
+}

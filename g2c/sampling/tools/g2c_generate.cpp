@@ -72,13 +72,7 @@ int run(const Options& options) {
   const auto device = g2c::nn::resolve_device(options.device);
   auto text_model = g2c::sampling::load_text_model(options.model, device);
   auto& model = *text_model.artifact.model;
-  const auto& manifest = text_model.artifact.manifest;
-  std::int64_t parameters = 0;
-  for (const auto& p : model.parameters()) parameters += p.numel();
-  fmt::print(stderr, "{}: {} parameters, trained {} steps (validation loss {:.3f}); {}; {}\n",
-             manifest.value("name", text_model.artifact.dir.filename().string()), parameters,
-             manifest.value("steps_completed", 0),
-             manifest.value("final_val_loss", std::numeric_limits<double>::quiet_NaN()),
+  fmt::print(stderr, "{}; {}; {}\n", g2c::pretraining::describe_model_artifact(text_model.artifact),
              text_model.tokenizer.description(), g2c::nn::device_name(device));
 
   const auto prompt = text_model.encode(options.prompt);
@@ -115,7 +109,7 @@ int run(const Options& options) {
   fmt::print(stderr, "\n");
 
   nlohmann::json result = {
-      {"model", manifest.value("name", std::string())},
+      {"model", text_model.artifact.summary.name},
       {"artifact", text_model.artifact.dir.string()},
       {"tokenizer", text_model.tokenizer.description()},
       {"device", g2c::nn::device_name(device)},

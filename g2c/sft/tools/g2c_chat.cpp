@@ -7,9 +7,9 @@
 //   g2c-chat --temperature 0.8 --top-k 20 --seed 3
 //
 // Each line typed is a user turn; the conversation so far is rendered with the template and the
-// reply is shown as it is generated, until the model writes <|end|> (or --max-tokens). The whole
-// conversation is the prompt of the next reply, so older turns are left out, oldest first, once it
-// no longer fits in the model's context (a note says so). Commands: /reset forgets the
+// reply is shown as it is generated, until the model writes <|end|> (or --max-new-tokens). The
+// whole conversation is the prompt of the next reply, so older turns are left out, oldest first,
+// once it no longer fits in the model's context (a note says so). Commands: /reset forgets the
 // conversation, /quit (or end of input, Ctrl-D) leaves, /help lists them.
 //
 // Exit status: g2c::run_cli's table (g2c/core/cli.h): 0 success, 2 bad input (a missing artifact,
@@ -34,9 +34,10 @@ namespace {
 struct Options {
   std::string model = "ShakespeareLM-1M-SFT";
   std::optional<std::string> once;
-  std::int64_t max_tokens = 60;
+  std::int64_t max_new_tokens = 60;
   double temperature = 0.0;
   std::optional<std::int64_t> top_k;
+  std::optional<double> top_p;
   std::uint64_t seed = 1;
   std::string device = "auto";
   int threads = 0;
@@ -55,21 +56,21 @@ int run(const Options& options) {
   auto& model = *text_model.artifact.model;
   const auto& tokenizer = text_model.tokenizer;
   g2c::sft::end_token_id(tokenizer);  // a model without the chat markers fails here, not mid-chat
-  const auto& manifest = text_model.artifact.manifest;
-  const auto base = manifest.value("base_artifact", nlohmann::json());
-  fmt::print(stderr, "{} ({}{}), context {} tokens; {}\n",
-             manifest.value("name", text_model.artifact.dir.filename().string()),
-             manifest.value("module", "?"),
-             base.is_string() ? ", tuned from " + base.get<std::string>() : std::string(),
+  const auto& summary = text_model.artifact.summary;
+  fmt::print(stderr, "{} ({}{}), context {} tokens; {}\n", summary.name,
+             summary.module.empty() ? "?" : summary.module,
+             summary.base_artifact ? ", tuned from " + *summary.base_artifact : std::string(),
              model.options.max_seq_len(), g2c::nn::device_name(device));
 
-  auto sampling =
-      g2c::sampling::GenerateOptions().temperature(options.temperature).top_k(options.top_k);
+  auto sampling = g2c::sampling::GenerateOptions()
+                      .temperature(options.temperature)
+                      .top_k(options.top_k)
+                      .top_p(options.top_p);
   if (options.temperature > 0) {
     sampling.generator(at::make_generator<at::CPUGeneratorImpl>(options.seed));
   }
   const auto reply_options =
-      g2c::sft::ChatReplyOptions().max_new_tokens(options.max_tokens).sampling(sampling);
+      g2c::sft::ChatReplyOptions().max_new_tokens(options.max_new_tokens).sampling(sampling);
   const bool terminal = g2c::sampling::stdout_is_terminal();
   const auto show = [&](const std::string& text) {
     std::cout << (terminal ? g2c::sampling::for_terminal(text) : text) << std::flush;
@@ -82,7 +83,7 @@ int run(const Options& options) {
     std::cout << std::endl;
     if (!reply.stopped) {
       fmt::print(stderr, "[no end marker within {} tokens: the reply was cut]\n",
-                 options.max_tokens);
+                 options.max_new_tokens);
     }
     if (reply.dropped_messages > 0) {
       // Forget them here too, so the next prompt starts where this one did.
@@ -140,7 +141,7 @@ int main(int argc, char** argv) {
   app.add_option("--model", options.model, "Model artifact: name, alias or folder")
       ->capture_default_str();
   app.add_option("--once", options.once, "Reply to this one message and exit");
-  app.add_option("--max-tokens", options.max_tokens, "At most this many tokens per reply")
+  app.add_option("--max-new-tokens", options.max_new_tokens, "At most this many tokens per reply")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   app.add_option("--temperature", options.temperature, "0 is greedy (the default)")
@@ -148,6 +149,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--top-k", options.top_k, "Keep the k most likely tokens")
       ->check(CLI::PositiveNumber);
+  app.add_option("--top-p", options.top_p,
+                 "Keep the most likely tokens holding probability p (nucleus sampling)")
+      ->check(CLI::Range(0.0, 1.0));
   app.add_option("--seed", options.seed, "Seed of the sampling generator")->capture_default_str();
   app.add_option("--device", options.device, "auto, cpu, cuda or mps")->capture_default_str();
   app.add_option("--threads", options.threads, "LibTorch's CPU threads (0: its default)");
