@@ -144,12 +144,12 @@ TEST_CASE("sinusoidal_value_range") {
 
 TEST_CASE("sinusoidal_known_value_at_pos_one_dim_zero") {
   SinusoidalPositionalEmbedding positions(128, 16);
-  CHECK(positions->weight[1][0].item<double>() == Approx(std::sin(1.0)).margin(1e-5));
+  CHECK(positions->weight[1][0].item<double>() == within(std::sin(1.0), 1e-5));
 }
 
 TEST_CASE("sinusoidal_known_value_at_pos_one_dim_one") {
   SinusoidalPositionalEmbedding positions(128, 16);
-  CHECK(positions->weight[1][1].item<double>() == Approx(std::cos(1.0)).margin(1e-5));
+  CHECK(positions->weight[1][1].item<double>() == within(std::cos(1.0), 1e-5));
 }
 
 TEST_CASE("sinusoidal_forward_returns_prefix") {
@@ -220,8 +220,8 @@ TEST_CASE("rotary_relative_position_property") {
   const auto rotated_k = rope(k.expand({1, 10, 16}).contiguous())[0];  // k at every position
   auto score = [&](int m, int n) { return torch::dot(rotated_q[m], rotated_k[n]).item<double>(); };
   const double reference = score(0, 2);
-  CHECK(score(3, 5) == Approx(reference).margin(1e-4));
-  CHECK(score(7, 9) == Approx(reference).margin(1e-4));
+  CHECK(score(3, 5) == within(reference, 1e-4));
+  CHECK(score(7, 9) == within(reference, 1e-4));
 }
 
 // ---- skip-gram and similarity helpers -------------------------------------------------------
@@ -273,7 +273,7 @@ TEST_CASE("train_skipgram_reduces_loss") {
 TEST_CASE("normalized_unit_norm_and_zero_safe") {
   const auto unit = g2c::embeddings::normalized(torch::tensor({3.0, 4.0}));
   CHECK(close(unit, torch::tensor({0.6, 0.8}), 1e-6));
-  CHECK(unit.norm().item<double>() == Approx(1.0).margin(1e-6));
+  CHECK(unit.norm().item<double>() == within(1.0, 1e-6));
   const auto zero = g2c::embeddings::normalized(torch::zeros({3}));
   CHECK_FALSE(zero.isnan().any().item<bool>());
   CHECK(close(zero, torch::zeros({3})));
@@ -305,7 +305,7 @@ TEST_CASE("nearest_by_cosine_excludes_and_sorts") {
   CHECK(result[0].first == "d");
   CHECK(result[1].first == "c");
   CHECK(result[2].first == "b");
-  CHECK(result[1].second == Approx(1.0 / std::sqrt(2.0)).margin(1e-6));
+  CHECK(result[1].second == within(1.0 / std::sqrt(2.0), 1e-6));
   CHECK(result[0].second >= result[1].second);
   CHECK(result[1].second >= result[2].second);
 }
@@ -319,7 +319,7 @@ TEST_CASE("analogy_uses_vector_arithmetic") {
   const auto result = g2c::embeddings::analogy("king", "man", "woman", vectors, 2);
   REQUIRE(result.size() == 2);
   CHECK(result[0].first == "queen");
-  CHECK(result[0].second == Approx(1.0).margin(1e-6));
+  CHECK(result[0].second == within(1.0, 1e-6));
   for (const auto& [word, score] : result) {
     CHECK(word != "king");
     CHECK(word != "man");

@@ -147,8 +147,8 @@ TEST_CASE("lora_linear_shapes_and_init", "[clean]") {
 
 TEST_CASE("lora_linear_scaling_defaults_and_alpha", "[clean]") {
   Linear base(D_MODEL, D_MODEL);
-  CHECK(LoRALinear(base, 8)->scaling == Approx(1.0));
-  CHECK(LoRALinear(base, LoRALinearOptions(8).alpha(16))->scaling == Approx(2.0));
+  CHECK(LoRALinear(base, 8)->scaling == py_approx(1.0));
+  CHECK(LoRALinear(base, LoRALinearOptions(8).alpha(16))->scaling == py_approx(2.0));
 }
 
 TEST_CASE("lora_linear_rejects_bad_arguments", "[clean]") {
@@ -187,7 +187,8 @@ TEST_CASE("inject_lora_replaces_exactly_the_named_targets", "[clean]") {
 
 TEST_CASE("inject_lora_raises_on_typo", "[clean]") {
   auto net = make_net();
-  CHECK_THROWS_WITH(inject_lora(*net, {"qproj"}, 4), Catch::Contains("matched no"));
+  CHECK_THROWS_MATCHES(inject_lora(*net, {"qproj"}, 4), g2c::ValueError,
+                       MessageContains("matched no"));
 }
 
 TEST_CASE("inject_lora_refuses_silent_double_injection", "[clean]") {
@@ -195,7 +196,8 @@ TEST_CASE("inject_lora_refuses_silent_double_injection", "[clean]") {
   inject_lora(*net, {"q_proj"}, 4);
   // Already-wrapped layers are not eligible targets, so a second pass matches nothing and fails
   // loudly instead of double-wrapping.
-  CHECK_THROWS_WITH(inject_lora(*net, {"q_proj"}, 4), Catch::Contains("matched no"));
+  CHECK_THROWS_MATCHES(inject_lora(*net, {"q_proj"}, 4), g2c::ValueError,
+                       MessageContains("matched no"));
 }
 
 TEST_CASE("count_parameters_tracks_requires_grad", "[clean]") {
@@ -237,7 +239,8 @@ TEST_CASE("load_lora_state_dict_rejects_mismatched_adapters", "[clean]") {
 
   auto wrong_targets = make_net();
   inject_lora(*wrong_targets, {"q_proj"}, 2);
-  CHECK_THROWS_WITH(load_lora_state_dict(*wrong_targets, state), Catch::Contains("mismatch"));
+  CHECK_THROWS_MATCHES(load_lora_state_dict(*wrong_targets, state), g2c::ValueError,
+                       MessageContains("mismatch"));
 }
 
 TEST_CASE("lora_model_view_exposes_only_trainable_parameters", "[clean]") {

@@ -196,7 +196,7 @@ TEST_CASE("sequential_executes_in_order") {
 
 TEST_CASE("mse_known", "[clean]") {
   MSELoss mse;
-  CHECK(mse(tensor({1, 2, 3}), tensor({1, 2, 4})).item<double>() == Approx(1.0 / 3.0));
+  CHECK(mse(tensor({1, 2, 3}), tensor({1, 2, 4})).item<double>() == py_approx(1.0 / 3.0));
 }
 
 TEST_CASE("cross_entropy_matches_torch") {
@@ -210,7 +210,7 @@ TEST_CASE("cross_entropy_matches_torch") {
 TEST_CASE("cross_entropy_known") {
   CrossEntropyLoss loss;
   const torch::Tensor value = loss(torch::zeros({1, 4}), torch::tensor({0}, torch::kLong));
-  CHECK(value.item<double>() == Approx(std::log(4.0)).margin(1e-6));
+  CHECK(value.item<double>() == within(std::log(4.0), 1e-6));
 }
 
 TEST_CASE("cross_entropy_handles_large_logits") {
@@ -224,7 +224,7 @@ TEST_CASE("cross_entropy_perfect_prediction") {
   CrossEntropyLoss loss;
   const torch::Tensor value =
       loss(torch::tensor({{100.0f, 0.0f, 0.0f}}), torch::tensor({0}, torch::kLong));
-  CHECK(value.item<double>() == Approx(0.0).margin(1e-4));
+  CHECK(value.item<double>() == within(0.0, 1e-4));
 }
 
 // --- SGD ---------------------------------------------------------------------------------------
@@ -283,8 +283,8 @@ TEST_CASE("train_linear_regression") {
   const torch::Tensor y = 3 * x + 2 + 0.01 * torch::randn_like(x);
   auto [model, losses] = train_linear_regression(x, y, /*steps=*/500, /*lr=*/0.1);
   CHECK(losses.size() == 500);
-  CHECK(model->W.item<double>() == Approx(3.0).margin(0.05));
-  CHECK(model->b.item<double>() == Approx(2.0).margin(0.05));
+  CHECK(model->W.item<double>() == within(3.0, 0.05));
+  CHECK(model->b.item<double>() == within(2.0, 0.05));
 }
 
 // --- On an accelerator -------------------------------------------------------------------------

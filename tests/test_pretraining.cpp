@@ -60,11 +60,6 @@ torch::Tensor random_corpus(std::int64_t n = 200) {
   return torch::randint(0, 12, {n}, torch::kLong);
 }
 
-/// pytest.approx(expected) with its default relative tolerance.
-Approx approx(double expected) {
-  return Approx(expected).epsilon(1e-6).margin(1e-12);
-}
-
 /// A fresh, empty folder under the system temporary folder (pytest's tmp_path).
 std::filesystem::path temporary_folder(const std::string& name) {
   const auto folder = std::filesystem::temp_directory_path() /
@@ -190,8 +185,8 @@ TEST_CASE("trainer_rejects_unknown_optimizer", "[clean]") {
 
 TEST_CASE("trainer_lr_explicit_step_uses_schedule") {
   Trainer trainer(tiny_model(), base_options(110, 1e-3).warmup_steps(10));
-  CHECK(trainer.lr(9) == approx(1e-3));                // end of warmup: max_lr
-  CHECK(trainer.lr(110) == Approx(0.0).margin(1e-9));  // end of the cosine: min_lr
+  CHECK(trainer.lr(9) == py_approx(1e-3));      // end of warmup: max_lr
+  CHECK(trainer.lr(110) == within(0.0, 1e-9));  // end of the cosine: min_lr
 }
 
 TEST_CASE("trainer_lr_default_uses_self_step") {
@@ -199,7 +194,7 @@ TEST_CASE("trainer_lr_default_uses_self_step") {
   trainer.step = 5;
   const double expected =
       cosine_with_warmup(5, /*warmup_steps=*/10, /*max_steps=*/20, /*max_lr=*/1e-3);
-  CHECK(trainer.lr() == approx(expected));
+  CHECK(trainer.lr() == py_approx(expected));
 }
 
 // --- Trainer::train_step (your work) ------------------------------------------------------------
@@ -236,7 +231,7 @@ TEST_CASE("trainer_train_step_writes_lr_to_optimizer") {
                                                 "warmup to 1e-2 uses "
                                              << expected
                                              << ": write lr() to optimizer->lr before the update");
-  CHECK(trainer.optimizer->lr == approx(expected));
+  CHECK(trainer.optimizer->lr == py_approx(expected));
 }
 
 TEST_CASE("trainer_train_step_reports_the_rate_it_used") {
@@ -252,8 +247,8 @@ TEST_CASE("trainer_train_step_reports_the_rate_it_used") {
                                  << " and " << step_1
                                  << ": keep the rate you read with lr() before step += 1 and "
                                     "return that one");
-  CHECK(first == approx(step_0));
-  CHECK(second == approx(step_1));
+  CHECK(first == py_approx(step_0));
+  CHECK(second == py_approx(step_1));
 }
 
 TEST_CASE("trainer_train_step_no_grad_clip_returns_zero_norm") {

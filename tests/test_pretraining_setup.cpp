@@ -125,7 +125,7 @@ TEST_CASE("lm_cross_entropy_uniform_logits_equals_log_vocab") {
        << std::log(7.0) << ", got " << loss
        << ": 12 times that means the loss sums over positions instead of averaging, 4 or 3 times "
           "that means it sums over one axis");
-  CHECK(loss == Approx(std::log(7.0)).margin(1e-5));
+  CHECK(loss == within(std::log(7.0), 1e-5));
 }
 
 TEST_CASE("lm_cross_entropy_perfect_predictions_near_zero") {
@@ -151,7 +151,7 @@ TEST_CASE("lm_cross_entropy_per_position_average") {
       "one perfect position (loss 0) and one uniform over 4 (loss ln 4) must average to ln 4 / 2 "
       "= "
       << std::log(4.0) / 2.0 << ", got " << loss << ": the mean over B·T positions");
-  CHECK(loss == Approx(std::log(4.0) / 2.0).margin(1e-4));
+  CHECK(loss == within(std::log(4.0) / 2.0, 1e-4));
 }
 
 TEST_CASE("lm_cross_entropy_routes_gradients") {

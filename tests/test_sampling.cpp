@@ -313,7 +313,7 @@ TEST_CASE("apply_repetition_penalty_positive_logit_divided") {
   const auto logits = torch::tensor({{2.0f, 3.0f, 4.0f, 5.0f}});
   const auto out = apply_repetition_penalty(logits, torch::tensor({{0}}, torch::kLong), 2.0);
   INFO("token 0 was seen and its logit 2 is positive: 2 / 2 = 1");
-  CHECK(out[0][0].item<double>() == Approx(1.0));
+  CHECK(out[0][0].item<double>() == py_approx(1.0));
   CHECK(out[0][1].item<float>() == 3.0f);
   CHECK(out[0][2].item<float>() == 4.0f);
   CHECK(out[0][3].item<float>() == 5.0f);
@@ -323,7 +323,7 @@ TEST_CASE("apply_repetition_penalty_negative_logit_multiplied") {
   const auto logits = torch::tensor({{-2.0f, 1.0f, 1.0f, 1.0f}});
   const auto out = apply_repetition_penalty(logits, torch::tensor({{0}}, torch::kLong), 2.0);
   INFO("token 0 was seen and its logit -2 is negative: -2 * 2 = -4 (dividing would raise it)");
-  CHECK(out[0][0].item<double>() == Approx(-4.0));
+  CHECK(out[0][0].item<double>() == py_approx(-4.0));
 }
 
 TEST_CASE("apply_repetition_penalty_untouched_tokens_unchanged") {
@@ -348,10 +348,10 @@ TEST_CASE("apply_repetition_penalty_one_d_prev_broadcasts") {
   const auto logits = torch::tensor({{2.0f, 3.0f, 4.0f, 5.0f}, {5.0f, 4.0f, 3.0f, 2.0f}});
   const auto out = apply_repetition_penalty(logits, ids({0, 2}), 2.0);
   INFO("a 1-D history is shared by every row: tokens 0 and 2 are penalised in both");
-  CHECK(out[0][0].item<double>() == Approx(1.0));
-  CHECK(out[0][2].item<double>() == Approx(2.0));
-  CHECK(out[1][0].item<double>() == Approx(2.5));
-  CHECK(out[1][2].item<double>() == Approx(1.5));
+  CHECK(out[0][0].item<double>() == py_approx(1.0));
+  CHECK(out[0][2].item<double>() == py_approx(2.0));
+  CHECK(out[1][0].item<double>() == py_approx(2.5));
+  CHECK(out[1][2].item<double>() == py_approx(1.5));
 }
 
 TEST_CASE("apply_repetition_penalty_invalid_raises") {

@@ -31,11 +31,6 @@ bool all_close(const torch::Tensor& actual, const torch::Tensor& expected) {
   return g2c::testing::close(actual.detach(), expected, /*atol=*/1e-8, /*rtol=*/1e-5);
 }
 
-/// pytest.approx(expected) with its default relative tolerance.
-Approx approx(double expected) {
-  return Approx(expected).epsilon(1e-6).margin(1e-12);
-}
-
 /// A zero parameter of len(grad) elements whose .grad is `grad`.
 torch::Tensor param_with_grad(std::initializer_list<float> grad) {
   torch::Tensor p = torch::zeros({static_cast<std::int64_t>(grad.size())}).requires_grad_();
@@ -147,7 +142,7 @@ TEST_CASE("clip_grad_norm_below_threshold_unchanged") {
   const torch::Tensor grad_before = p.grad().clone();
   const double norm = clip_grad_norm_({p}, /*max_norm=*/10.0);
   CHECK(torch::equal(p.grad(), grad_before));
-  CHECK(norm == Approx(0.5).margin(1e-6));
+  CHECK(norm == within(0.5, 1e-6));
 }
 
 TEST_CASE("clip_grad_norm_above_threshold_scaled") {
@@ -155,13 +150,13 @@ TEST_CASE("clip_grad_norm_above_threshold_scaled") {
   torch::Tensor p = param_with_grad({3.0f, 4.0f});  // norm 5
   clip_grad_norm_({p}, /*max_norm=*/1.0);
   const double new_norm = p.grad().pow(2).sum().sqrt().item<double>();
-  CHECK(new_norm == Approx(1.0).margin(1e-3));
+  CHECK(new_norm == within(1.0, 1e-3));
 }
 
 TEST_CASE("clip_grad_norm_returns_pre_clip_norm") {
   torch::Tensor p = param_with_grad({3.0f, 4.0f});  // norm 5
   const double norm = clip_grad_norm_({p}, /*max_norm=*/1.0);
-  CHECK(norm == Approx(5.0).margin(1e-3));
+  CHECK(norm == within(5.0, 1e-3));
 }
 
 TEST_CASE("clip_grad_norm_global_across_params") {
@@ -169,17 +164,17 @@ TEST_CASE("clip_grad_norm_global_across_params") {
   torch::Tensor p1 = param_with_grad({3.0f});  // its own norm 3
   torch::Tensor p2 = param_with_grad({4.0f});  // its own norm 4
   const double norm = clip_grad_norm_({p1, p2}, /*max_norm=*/1.0);
-  CHECK(norm == Approx(5.0).margin(1e-3));
+  CHECK(norm == within(5.0, 1e-3));
   // Both gradients are scaled by the same 1/5.
-  CHECK(p1.grad().item<double>() == Approx(3.0 / 5.0).margin(1e-3));
-  CHECK(p2.grad().item<double>() == Approx(4.0 / 5.0).margin(1e-3));
+  CHECK(p1.grad().item<double>() == within(3.0 / 5.0, 1e-3));
+  CHECK(p2.grad().item<double>() == within(4.0 / 5.0, 1e-3));
 }
 
 TEST_CASE("clip_grad_norm_skips_none_grads") {
   torch::Tensor p_real = param_with_grad({3.0f, 4.0f});       // norm 5
   torch::Tensor p_none = torch::zeros({3}).requires_grad_();  // no gradient
   const double norm = clip_grad_norm_({p_real, p_none}, /*max_norm=*/10.0);
-  CHECK(norm == Approx(5.0).margin(1e-3));
+  CHECK(norm == within(5.0, 1e-3));
   CHECK_FALSE(p_none.grad().defined());
 }
 
@@ -187,7 +182,7 @@ TEST_CASE("clip_grad_norm_empty_returns_zero") {
   // No gradient anywhere: total norm 0 and no error.
   torch::Tensor p_none = torch::zeros({3}).requires_grad_();
   const double norm = clip_grad_norm_({p_none}, /*max_norm=*/1.0);
-  CHECK(norm == Approx(0.0).margin(1e-6));
+  CHECK(norm == within(0.0, 1e-6));
 }
 
 // --- cosine_with_warmup ------------------------------------------------------------------------
@@ -197,30 +192,30 @@ TEST_CASE("cosine_with_warmup_during_warmup_is_linear") {
   auto lr = [](std::int64_t step) {
     return cosine_with_warmup(step, /*warmup_steps=*/10, /*max_steps=*/100, /*max_lr=*/1e-3);
   };
-  CHECK(lr(0) == approx(1e-3 * 1 / 10));
-  CHECK(lr(5) == approx(1e-3 * 6 / 10));
-  CHECK(lr(9) == approx(1e-3));  // last warmup step -> max_lr
+  CHECK(lr(0) == py_approx(1e-3 * 1 / 10));
+  CHECK(lr(5) == py_approx(1e-3 * 6 / 10));
+  CHECK(lr(9) == py_approx(1e-3));  // last warmup step -> max_lr
 }
 
 TEST_CASE("cosine_with_warmup_at_first_cosine_step") {
   // step == warmup_steps: progress 0, cos(0) = 1, so lr = max_lr.
   const double lr = cosine_with_warmup(10, /*warmup_steps=*/10, /*max_steps=*/110,
                                        /*max_lr=*/1e-3, /*min_lr=*/1e-5);
-  CHECK(lr == approx(1e-3));
+  CHECK(lr == py_approx(1e-3));
 }
 
 TEST_CASE("cosine_with_warmup_halfway_through_decay") {
   // Halfway through the cosine phase cos(π/2) = 0: the midpoint of max_lr and min_lr.
   const double lr = cosine_with_warmup(60, /*warmup_steps=*/10, /*max_steps=*/110,
                                        /*max_lr=*/1e-3, /*min_lr=*/1e-5);
-  CHECK(lr == Approx(0.5 * (1e-3 + 1e-5)).margin(1e-9));
+  CHECK(lr == within(0.5 * (1e-3 + 1e-5), 1e-9));
 }
 
 TEST_CASE("cosine_with_warmup_at_max_steps") {
   // step == max_steps: cos(π) = -1, so lr = min_lr.
   const double lr = cosine_with_warmup(110, /*warmup_steps=*/10, /*max_steps=*/110,
                                        /*max_lr=*/1e-3, /*min_lr=*/1e-5);
-  CHECK(lr == approx(1e-5));
+  CHECK(lr == py_approx(1e-5));
 }
 
 TEST_CASE("cosine_with_warmup_after_max_steps_held_at_min_lr") {
@@ -228,14 +223,14 @@ TEST_CASE("cosine_with_warmup_after_max_steps_held_at_min_lr") {
     INFO("step " << step);
     const double lr = cosine_with_warmup(step, /*warmup_steps=*/10, /*max_steps=*/110,
                                          /*max_lr=*/1e-3, /*min_lr=*/1e-5);
-    CHECK(lr == approx(1e-5));
+    CHECK(lr == py_approx(1e-5));
   }
 }
 
 TEST_CASE("cosine_with_warmup_no_warmup_step_zero") {
   // warmup_steps = 0: step 0 is already on the cosine, at max_lr.
   const double lr = cosine_with_warmup(0, /*warmup_steps=*/0, /*max_steps=*/100, /*max_lr=*/1e-3);
-  CHECK(lr == approx(1e-3));
+  CHECK(lr == py_approx(1e-3));
 }
 
 TEST_CASE("cosine_with_warmup_decay_is_monotonic") {
@@ -253,5 +248,5 @@ TEST_CASE("cosine_with_warmup_decay_is_monotonic") {
 TEST_CASE("cosine_with_warmup_min_lr_default_is_zero") {
   // The default min_lr is 0: the rate decays all the way to zero at max_steps.
   const double lr = cosine_with_warmup(100, /*warmup_steps=*/10, /*max_steps=*/100, /*max_lr=*/1.0);
-  CHECK(lr == Approx(0.0).margin(1e-9));
+  CHECK(lr == within(0.0, 1e-9));
 }
