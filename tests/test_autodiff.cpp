@@ -16,6 +16,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "g2c_test.h"
+
 #include "g2c/autodiff/grad_check.h"
 #include "g2c/autodiff/nn.h"
 #include "g2c/autodiff/value.h"
@@ -24,11 +26,6 @@
 using namespace g2c::autodiff;
 
 namespace {
-
-/// pytest.approx's default tolerance: relative 1e-6, absolute 1e-12.
-Approx approx(double expected) {
-  return Approx(expected).epsilon(1e-6).margin(1e-12);
-}
 
 /// pytest.approx(expected, rel=1e-3).
 Approx approx_rel_1e3(double expected) {
@@ -43,7 +40,7 @@ const double e = std::exp(1.0);
 
 TEST_CASE("value_construction", "[clean]") {
   const Value v(3.14);
-  CHECK(v.data() == approx(3.14));
+  CHECK(v.data() == py_approx(3.14));
   CHECK(v.grad() == 0.0);
 }
 
@@ -85,90 +82,90 @@ TEST_CASE("zero_grad_resets_scalar_parameters", "[clean]") {
 // --- Forward: the primitive operations ---------------------------------------------------------
 
 TEST_CASE("add_forward") {
-  CHECK((Value(2.0) + Value(3.0)).data() == approx(5.0));
+  CHECK((Value(2.0) + Value(3.0)).data() == py_approx(5.0));
 }
 
 TEST_CASE("add_with_constant") {
-  CHECK((Value(2.0) + 3).data() == approx(5.0));
+  CHECK((Value(2.0) + 3).data() == py_approx(5.0));
 }
 
 TEST_CASE("radd") {
-  CHECK((3 + Value(2.0)).data() == approx(5.0));
+  CHECK((3 + Value(2.0)).data() == py_approx(5.0));
 }
 
 TEST_CASE("mul_forward") {
-  CHECK((Value(2.0) * Value(3.0)).data() == approx(6.0));
+  CHECK((Value(2.0) * Value(3.0)).data() == py_approx(6.0));
 }
 
 TEST_CASE("mul_with_constant") {
-  CHECK((Value(2.0) * 3).data() == approx(6.0));
+  CHECK((Value(2.0) * 3).data() == py_approx(6.0));
 }
 
 TEST_CASE("rmul") {
-  CHECK((3 * Value(2.0)).data() == approx(6.0));
+  CHECK((3 * Value(2.0)).data() == py_approx(6.0));
 }
 
 TEST_CASE("neg") {
-  CHECK((-Value(3.0)).data() == approx(-3.0));
+  CHECK((-Value(3.0)).data() == py_approx(-3.0));
 }
 
 TEST_CASE("sub_forward") {
-  CHECK((Value(5.0) - Value(2.0)).data() == approx(3.0));
+  CHECK((Value(5.0) - Value(2.0)).data() == py_approx(3.0));
 }
 
 TEST_CASE("sub_with_constant") {
-  CHECK((Value(5.0) - 2).data() == approx(3.0));
+  CHECK((Value(5.0) - 2).data() == py_approx(3.0));
 }
 
 TEST_CASE("rsub") {
-  CHECK((10 - Value(3.0)).data() == approx(7.0));
+  CHECK((10 - Value(3.0)).data() == py_approx(7.0));
 }
 
 TEST_CASE("pow_forward") {
-  CHECK(Value(2.0).pow(3).data() == approx(8.0));
+  CHECK(Value(2.0).pow(3).data() == py_approx(8.0));
 }
 
 TEST_CASE("pow_negative_exponent") {
-  CHECK(Value(2.0).pow(-1).data() == approx(0.5));
+  CHECK(Value(2.0).pow(-1).data() == py_approx(0.5));
 }
 
 TEST_CASE("truediv_forward") {
-  CHECK((Value(6.0) / Value(2.0)).data() == approx(3.0));
+  CHECK((Value(6.0) / Value(2.0)).data() == py_approx(3.0));
 }
 
 TEST_CASE("truediv_with_constant") {
-  CHECK((Value(6.0) / 2).data() == approx(3.0));
+  CHECK((Value(6.0) / 2).data() == py_approx(3.0));
 }
 
 TEST_CASE("rtruediv") {
-  CHECK((10 / Value(2.0)).data() == approx(5.0));
+  CHECK((10 / Value(2.0)).data() == py_approx(5.0));
 }
 
 TEST_CASE("exp_forward") {
-  CHECK(Value(0.0).exp().data() == approx(1.0));
-  CHECK(Value(1.0).exp().data() == approx(e));
+  CHECK(Value(0.0).exp().data() == py_approx(1.0));
+  CHECK(Value(1.0).exp().data() == py_approx(e));
 }
 
 TEST_CASE("log_forward") {
-  CHECK(Value(1.0).log().data() == approx(0.0));
-  CHECK(Value(e).log().data() == approx(1.0));
+  CHECK(Value(1.0).log().data() == py_approx(0.0));
+  CHECK(Value(e).log().data() == py_approx(1.0));
 }
 
 TEST_CASE("tanh_forward") {
-  CHECK(Value(0.0).tanh().data() == approx(0.0));
-  CHECK(Value(1.0).tanh().data() == approx(std::tanh(1.0)));
+  CHECK(Value(0.0).tanh().data() == py_approx(0.0));
+  CHECK(Value(1.0).tanh().data() == py_approx(std::tanh(1.0)));
 }
 
 TEST_CASE("relu_forward_positive") {
-  CHECK(Value(2.5).relu().data() == approx(2.5));
+  CHECK(Value(2.5).relu().data() == py_approx(2.5));
 }
 
 TEST_CASE("relu_forward_negative") {
-  CHECK(Value(-1.5).relu().data() == approx(0.0));
+  CHECK(Value(-1.5).relu().data() == py_approx(0.0));
 }
 
 TEST_CASE("relu_forward_zero") {
-  CHECK(Value(0.0).relu().data() == approx(0.0));
+  CHECK(Value(0.0).relu().data() == py_approx(0.0));
 }
 
 // --- Backward: one operation at a time ---------------------------------------------------------
@@ -178,8 +175,8 @@ TEST_CASE("add_backward") {
   const Value c = a + b;
   c.backward();
   INFO("c = a + b: both local derivatives are 1, and backward() seeds c.grad = 1");
-  CHECK(a.grad() == approx(1.0));
-  CHECK(b.grad() == approx(1.0));
+  CHECK(a.grad() == py_approx(1.0));
+  CHECK(b.grad() == py_approx(1.0));
 }
 
 TEST_CASE("mul_backward") {
@@ -189,8 +186,8 @@ TEST_CASE("mul_backward") {
   INFO(
       "c = a * b: dc/da is b's data (3) and dc/db is a's data (2) — each edge carries the other "
       "factor");
-  CHECK(a.grad() == approx(3.0));
-  CHECK(b.grad() == approx(2.0));
+  CHECK(a.grad() == py_approx(3.0));
+  CHECK(b.grad() == py_approx(2.0));
 }
 
 TEST_CASE("pow_backward") {
@@ -198,7 +195,7 @@ TEST_CASE("pow_backward") {
   const Value c = a.pow(2);
   c.backward();
   INFO("power rule: d(x^n)/dx = n * x^(n-1) = 2 * 3^1 = 6 (n alone would give 2, x^(n-1) alone 3)");
-  CHECK(a.grad() == approx(6.0));
+  CHECK(a.grad() == py_approx(6.0));
 }
 
 TEST_CASE("pow_backward_higher") {
@@ -206,7 +203,7 @@ TEST_CASE("pow_backward_higher") {
   const Value c = a.pow(4);
   c.backward();
   INFO("power rule: d(x^n)/dx = n * x^(n-1) = 4 * 2^3 = 32");
-  CHECK(a.grad() == approx(32.0));
+  CHECK(a.grad() == py_approx(32.0));
 }
 
 TEST_CASE("exp_backward") {
@@ -214,7 +211,7 @@ TEST_CASE("exp_backward") {
   const Value c = a.exp();
   c.backward();
   INFO("d(e^x)/dx = e^x: the local derivative is the output itself, e^1 = e");
-  CHECK(a.grad() == approx(e));
+  CHECK(a.grad() == py_approx(e));
 }
 
 TEST_CASE("log_backward") {
@@ -222,7 +219,7 @@ TEST_CASE("log_backward") {
   const Value c = a.log();
   c.backward();
   INFO("d(ln x)/dx = 1/x = 1/2");
-  CHECK(a.grad() == approx(0.5));
+  CHECK(a.grad() == py_approx(0.5));
 }
 
 TEST_CASE("tanh_backward") {
@@ -234,7 +231,7 @@ TEST_CASE("tanh_backward") {
                                          << " at x = 0.5 (1 - tanh(x), unsquared, "
                                             "would give "
                                          << 1 - std::tanh(0.5) << ")");
-  CHECK(a.grad() == approx(expected));
+  CHECK(a.grad() == py_approx(expected));
 }
 
 TEST_CASE("relu_backward_positive") {
@@ -242,7 +239,7 @@ TEST_CASE("relu_backward_positive") {
   const Value c = a.relu();
   c.backward();
   INFO("relu passes the gradient through unchanged where x > 0 (local derivative 1)");
-  CHECK(a.grad() == approx(1.0));
+  CHECK(a.grad() == py_approx(1.0));
 }
 
 TEST_CASE("relu_backward_negative") {
@@ -250,22 +247,22 @@ TEST_CASE("relu_backward_negative") {
   const Value c = a.relu();
   c.backward();
   INFO("relu blocks the gradient where x <= 0 (local derivative 0)");
-  CHECK(a.grad() == approx(0.0));
+  CHECK(a.grad() == py_approx(0.0));
 }
 
 TEST_CASE("neg_backward") {
   const Value a(3.0);
   const Value c = -a;
   c.backward();
-  CHECK(a.grad() == approx(-1.0));
+  CHECK(a.grad() == py_approx(-1.0));
 }
 
 TEST_CASE("sub_backward") {
   const Value a(5.0), b(2.0);
   const Value c = a - b;
   c.backward();
-  CHECK(a.grad() == approx(1.0));
-  CHECK(b.grad() == approx(-1.0));
+  CHECK(a.grad() == py_approx(1.0));
+  CHECK(b.grad() == py_approx(-1.0));
 }
 
 TEST_CASE("truediv_backward") {
@@ -274,8 +271,8 @@ TEST_CASE("truediv_backward") {
   c.backward();
   INFO(
       "a / b is a * b^-1: d/da = 1/b = 0.5, d/db = -a/b^2 = -1.5 (through pow's rule with n = -1)");
-  CHECK(a.grad() == approx(0.5));
-  CHECK(b.grad() == approx(-1.5));
+  CHECK(a.grad() == py_approx(0.5));
+  CHECK(b.grad() == py_approx(-1.5));
 }
 
 // --- Composition -------------------------------------------------------------------------------
@@ -284,10 +281,10 @@ TEST_CASE("compose_mul_add") {
   const Value a(2.0), b(3.0);
   const Value c = a * b + a;  // 8; dc/da = b + 1 = 4; dc/db = a = 2
   c.backward();
-  CHECK(c.data() == approx(8.0));
+  CHECK(c.data() == py_approx(8.0));
   INFO("a reaches c twice (through a * b and directly): its grad is the sum b + 1 = 4");
-  CHECK(a.grad() == approx(4.0));
-  CHECK(b.grad() == approx(2.0));
+  CHECK(a.grad() == py_approx(4.0));
+  CHECK(b.grad() == py_approx(2.0));
 }
 
 TEST_CASE("long_chain") {
@@ -296,10 +293,10 @@ TEST_CASE("long_chain") {
   f.backward();
   const double th = std::tanh(0.5);
   const double sech2 = 1 - th * th;
-  CHECK(f.data() == approx(6 * th));     // (1*2 + 4) * tanh(0.5)
-  CHECK(a.grad() == approx(2 * th));     // b * tanh(c)
-  CHECK(b.grad() == approx(5 * th));     // (a + 2b) * tanh(c)
-  CHECK(c.grad() == approx(6 * sech2));  // (ab + b^2) * sech^2(c)
+  CHECK(f.data() == py_approx(6 * th));     // (1*2 + 4) * tanh(0.5)
+  CHECK(a.grad() == py_approx(2 * th));     // b * tanh(c)
+  CHECK(b.grad() == py_approx(5 * th));     // (a + 2b) * tanh(c)
+  CHECK(c.grad() == py_approx(6 * sech2));  // (ab + b^2) * sech^2(c)
 }
 
 // --- Gradient accumulation: the topology stress test -------------------------------------------
@@ -311,7 +308,7 @@ TEST_CASE("shared_node_simple") {
   INFO(
       "f = a*a + a uses a three times: df/da = 2a + 1 = 7. Each use adds its contribution — "
       "parent.grad += local * grad, never = (an assignment keeps only the last use)");
-  CHECK(a.grad() == approx(7.0));
+  CHECK(a.grad() == py_approx(7.0));
 }
 
 TEST_CASE("shared_node_cube") {
@@ -319,18 +316,18 @@ TEST_CASE("shared_node_cube") {
   const Value c = a * a * a;
   c.backward();
   INFO("c = a*a*a: dc/da = 3a^2 = 12, the sum of three contributions (use += in backward)");
-  CHECK(a.grad() == approx(12.0));
+  CHECK(a.grad() == py_approx(12.0));
 }
 
 TEST_CASE("shared_node_diamond") {
   const Value a(3.0), b(2.0);
   const Value f = (a + b) * (a - b);
   f.backward();
-  CHECK(f.data() == approx(5.0));  // 9 - 4
+  CHECK(f.data() == py_approx(5.0));  // 9 - 4
   INFO(
       "f = (a+b)(a-b) = a^2 - b^2: df/da = 2a = 6 and df/db = -2b = -4, each the sum of two paths");
-  CHECK(a.grad() == approx(6.0));
-  CHECK(b.grad() == approx(-4.0));
+  CHECK(a.grad() == py_approx(6.0));
+  CHECK(b.grad() == py_approx(-4.0));
 }
 
 TEST_CASE("backward_waits_for_every_use_of_an_intermediate_node") {
@@ -343,7 +340,7 @@ TEST_CASE("backward_waits_for_every_use_of_an_intermediate_node") {
     // h^2 + h = 20; df/dh = 2h + 1 = 9; df/da = 9 * 2a = 36
     const Value f = square_first ? h * h + h : h + h * h;
     f.backward();
-    CHECK(f.data() == approx(20.0));
+    CHECK(f.data() == py_approx(20.0));
     INFO("f = "
          << (square_first ? "h*h + h" : "h + h*h")
          << " with h = a*a, a = 2: df/dh = 2h + "
@@ -352,8 +349,8 @@ TEST_CASE("backward_waits_for_every_use_of_an_intermediate_node") {
             "that uses it has added its contribution: walk a topological order of the graph in "
             "reverse, each node once (recursing from the output passes the shared-leaf tests and "
             "fails this one)");
-    CHECK(h.grad() == approx(9.0));
-    CHECK(a.grad() == approx(36.0));
+    CHECK(h.grad() == py_approx(9.0));
+    CHECK(a.grad() == py_approx(36.0));
   }
 }
 
@@ -392,7 +389,7 @@ TEST_CASE("numerical_grad_matches_analytic_compound") {
 TEST_CASE("single_neuron_forward_matches_formula") {
   const Value w1(0.2), w2(-0.3), b(0.1);
   const Value out = single_neuron_forward(0.75, 0.25, w1, w2, b);
-  CHECK(out.data() == approx(std::tanh(0.2 * 0.75 - 0.3 * 0.25 + 0.1)));
+  CHECK(out.data() == py_approx(std::tanh(0.2 * 0.75 - 0.3 * 0.25 + 0.1)));
 }
 
 TEST_CASE("scalar_neuron_forward_known_weights") {
@@ -402,7 +399,7 @@ TEST_CASE("scalar_neuron_forward_known_weights") {
   neuron.w[1].data() = -0.25;
   neuron.b.data() = 0.1;
   const Value out = neuron({2.0, 4.0});
-  CHECK(out.data() == approx(std::tanh(0.5 * 2.0 - 0.25 * 4.0 + 0.1)));
+  CHECK(out.data() == py_approx(std::tanh(0.5 * 2.0 - 0.25 * 4.0 + 0.1)));
 }
 
 TEST_CASE("scalar_neuron_rejects_wrong_input_width") {
@@ -438,4 +435,33 @@ TEST_CASE("train_xor_step_reduces_loss_over_many_steps") {
        << " after: train_xor_step must "
           "zero the grads, call backward() on xor_loss, then move each parameter by -lr * grad");
   CHECK(end < start);
+}
+
+// A train_xor_step without zero_grad still lowers the loss (the stale gradients mostly point the
+// same way), so the test above cannot see it: here every gradient starts at 5.0, as a previous
+// step could leave it, and one step must still be exactly p -= lr * (this loss's gradient).
+TEST_CASE("train_xor_step_zeroes_gradients_before_backward") {
+  std::mt19937 rng_a(0);
+  std::mt19937 rng_b(0);
+  ScalarMLP model(rng_a);
+  ScalarMLP twin(rng_b);  // the same weights: the oracle's copy
+  const auto params = model.parameters();
+  const auto twin_params = twin.parameters();
+  REQUIRE(params.size() == twin_params.size());
+  for (const auto& p : twin_params) p.grad() = 0.0;
+  const Value twin_loss = xor_loss(twin);
+  twin_loss.backward();
+
+  for (const auto& p : params) p.grad() = 5.0;  // what a previous step might have left
+  const double lr = 0.1;
+  const double returned = train_xor_step(model, lr);
+  CHECK(returned == py_approx(twin_loss.data()));
+  for (std::size_t i = 0; i < params.size(); ++i) {
+    const double expected = twin_params[i].data() - lr * twin_params[i].grad();
+    INFO("parameter " << i << ": " << params[i].data() << " after the step, expected " << expected
+                      << ". train_xor_step must zero_grad(model.parameters()) before "
+                      << "backward(): backward() adds into .grad, so the 5.0 each parameter held "
+                      << "would be added to this step's gradient");
+    CHECK(params[i].data() == py_approx(expected));
+  }
 }

@@ -305,7 +305,7 @@ TEST_CASE("dpo_loss_initial_state_is_log2") {
   const auto pc = t1({-3, -4, -5}), pr = t1({-7, -8, -9});
   const auto [loss, metrics] = dpo_loss(pc, pr, pc.clone(), pr.clone(), 0.1);
   INFO("policy = reference: every log-ratio difference is 0 and the loss is -log σ(0) = ln 2");
-  CHECK(loss.item<double>() == Approx(kLn2).margin(1e-5));
+  CHECK(loss.item<double>() == within(kLn2, 1e-5));
 }
 
 TEST_CASE("dpo_loss_initial_state_log2_at_various_betas") {
@@ -313,7 +313,7 @@ TEST_CASE("dpo_loss_initial_state_log2_at_various_betas") {
   for (const double beta : {0.01, 0.1, 0.5, 1.0}) {
     const auto [loss, metrics] = dpo_loss(pc, pr, pc.clone(), pr.clone(), beta);
     INFO("beta = " << beta << ": expected ln 2 whatever beta is, got " << loss.item<double>());
-    CHECK(loss.item<double>() == Approx(kLn2).margin(1e-5));
+    CHECK(loss.item<double>() == within(kLn2, 1e-5));
   }
 }
 
@@ -336,7 +336,7 @@ TEST_CASE("dpo_loss_accuracy_metric") {
   const auto [loss, metrics] = dpo_loss(t1({-2, -2, -2, -8}), t1({-8, -8, -8, -2}),
                                         t1({-3, -3, -3, -3}), t1({-7, -7, -7, -7}), 0.1);
   INFO("accuracy is the fraction of examples with chosen_reward > rejected_reward: 3 of 4");
-  CHECK(metrics.accuracy.item<double>() == Approx(0.75).margin(1e-5));
+  CHECK(metrics.accuracy.item<double>() == within(0.75, 1e-5));
 }
 
 TEST_CASE("dpo_loss_implicit_rewards") {
@@ -349,10 +349,9 @@ TEST_CASE("dpo_loss_implicit_rewards") {
        << metrics.chosen_reward.item<double>() << " and " << metrics.rejected_reward.item<double>()
        << ", expected " << expected_chosen << " and " << expected_rejected
        << " (a reward without β is off by a factor 1/β)");
-  CHECK(metrics.chosen_reward.item<double>() == Approx(expected_chosen).margin(1e-5));
-  CHECK(metrics.rejected_reward.item<double>() == Approx(expected_rejected).margin(1e-5));
-  CHECK(metrics.reward_margin.item<double>() ==
-        Approx(expected_chosen - expected_rejected).margin(1e-5));
+  CHECK(metrics.chosen_reward.item<double>() == within(expected_chosen, 1e-5));
+  CHECK(metrics.rejected_reward.item<double>() == within(expected_rejected, 1e-5));
+  CHECK(metrics.reward_margin.item<double>() == within(expected_chosen - expected_rejected, 1e-5));
 }
 
 TEST_CASE("dpo_loss_beta_scales_logits") {
@@ -364,8 +363,8 @@ TEST_CASE("dpo_loss_beta_scales_logits") {
   const double expected_50 = -std::log(1.0 / (1.0 + std::exp(-2.0)));  // ≈ 0.1269
   INFO("the loss is -log σ(β · 4): got " << loss_25.item<double>() << " at β = 0.25 and "
                                          << loss_50.item<double>() << " at β = 0.5");
-  CHECK(loss_25.item<double>() == Approx(expected_25).margin(1e-5));
-  CHECK(loss_50.item<double>() == Approx(expected_50).margin(1e-5));
+  CHECK(loss_25.item<double>() == within(expected_25, 1e-5));
+  CHECK(loss_50.item<double>() == within(expected_50, 1e-5));
 }
 
 TEST_CASE("dpo_loss_gradient_flows_to_policy_only") {
@@ -383,6 +382,48 @@ TEST_CASE("dpo_loss_gradient_flows_to_policy_only") {
       << pc.grad().item<double>() << " and " << pr.grad().item<double>());
   CHECK(pc.grad().item<double>() < 0.0);
   CHECK(pr.grad().item<double>() > 0.0);
+}
+
+// Three near misses the Python tests above cannot tell from the lesson's formula.
+TEST_CASE("dpo_loss_accuracy_counts_strict_wins_only") {
+  // policy = reference (step 0): every reward is 0, no answer is preferred yet.
+  const auto pc = t1({-3, -4, -5}), pr = t1({-7, -8, -9});
+  const auto [loss, metrics] = dpo_loss(pc, pr, pc.clone(), pr.clone(), 0.1);
+  INFO(
+      "policy = reference gives chosen_reward = rejected_reward = 0 for every example, and a tie "
+      "is not a win: accuracy must be 0, got "
+      << metrics.accuracy.item<double>()
+      << " (count chosen_reward > rejected_reward, strictly; >= counts ties)");
+  CHECK(metrics.accuracy.item<double>() == 0.0);
+}
+
+TEST_CASE("dpo_loss_metrics_are_detached") {
+  const auto pc = t1({-2, -3}).requires_grad_(), pr = t1({-5, -6}).requires_grad_();
+  const auto [loss, metrics] = dpo_loss(pc, pr, t1({-3, -4}), t1({-7, -8}), 0.5);
+  CHECK(loss.requires_grad());
+  const std::vector<std::pair<const char*, torch::Tensor>> named = {
+      {"chosen_reward", metrics.chosen_reward},
+      {"rejected_reward", metrics.rejected_reward},
+      {"reward_margin", metrics.reward_margin},
+      {"accuracy", metrics.accuracy}};
+  for (const auto& [name, metric] : named) {
+    INFO(name << " still requires grad: call .detach() on each metric (they are for logging, and "
+                 "a metric on the graph keeps every activation of the step alive)");
+    CHECK_FALSE(metric.requires_grad());
+  }
+}
+
+TEST_CASE("dpo_loss_is_finite_at_large_margins") {
+  // β((π_c − π_r) − (ref_c − ref_r)) = −1000: the policy badly prefers the rejected answer.
+  const auto pc = t1({-1000}).requires_grad_();
+  const auto [loss, metrics] = dpo_loss(pc, t1({0}), t1({0}), t1({0}), 1.0);
+  INFO("at a margin of -1000 the loss is -log σ(-1000) = 1000, got "
+       << loss.item<double>()
+       << ": compute it as -log_sigmoid(margin); log(sigmoid(margin)) underflows to log(0) = -inf");
+  CHECK(std::isfinite(loss.item<double>()));
+  CHECK(loss.item<double>() == within(1000.0, 1e-3));
+  loss.backward();
+  CHECK(pc.grad().item<double>() == within(-1.0, 1e-6));
 }
 
 // --- DPOTrainer: construction and lr (provided) -----------------------------------------------
@@ -458,8 +499,8 @@ TEST_CASE("dpo_trainer_lr_uses_cosine_schedule") {
   DPOTrainer trainer(model, clone_model(model), make_tiny_dataset(),
                      tiny_options(100, 1e-4).warmup_steps(10));
   INFO("DPOTrainer::lr is module 10's schedule: it needs your cosine_with_warmup (module 03b)");
-  CHECK(trainer.lr(0) == Approx(cosine_with_warmup(0, 10, 100, 1e-4, 0.0)));
-  CHECK(trainer.lr(50) == Approx(cosine_with_warmup(50, 10, 100, 1e-4, 0.0)));
+  CHECK(trainer.lr(0) == py_approx(cosine_with_warmup(0, 10, 100, 1e-4, 0.0)));
+  CHECK(trainer.lr(50) == py_approx(cosine_with_warmup(50, 10, 100, 1e-4, 0.0)));
 }
 
 // --- DPOTrainer::train_step --------------------------------------------------------------------
@@ -493,7 +534,7 @@ TEST_CASE("dpo_trainer_initial_loss_is_log2") {
       << m.loss
       << ". If not: the reference and policy see different batches, a mask is wrong, or the "
          "loss is not -log σ of β times the log-ratio difference");
-  CHECK(m.loss == Approx(kLn2).margin(1e-4));
+  CHECK(m.loss == within(kLn2, 1e-4));
 }
 
 TEST_CASE("dpo_trainer_loss_decreases") {
@@ -592,16 +633,18 @@ TEST_CASE("dpo_trainer_steps_follow_the_recipe") {
                  << norm << ", reward_margin " << metrics.reward_margin << " vs "
                  << m.reward_margin.item<double>());
     CHECK(metrics.loss == Approx(loss.item<double>()).epsilon(1e-6));
-    CHECK(metrics.reward_margin == Approx(m.reward_margin.item<double>()).margin(1e-6));
-    CHECK(metrics.accuracy == Approx(m.accuracy.item<double>()).margin(1e-6));
+    CHECK(metrics.reward_margin == within(m.reward_margin.item<double>(), 1e-6));
+    CHECK(metrics.accuracy == within(m.accuracy.item<double>(), 1e-6));
     {
       INFO("read this step's lr with lr() before core.step += 1");
       CHECK(metrics.lr == Approx(lr).epsilon(1e-12));
     }
     {
-      INFO(
-          "grad_norm is clip_grad_norm_'s value on this step's gradients alone: zero_grad "
-          "before backward, clip after backward and before the update");
+      INFO("step " << step << ": grad_norm " << metrics.grad_norm << " vs " << norm
+                   << (step > 0 ? ": the gradients still hold the previous step's — call "
+                                  "core.optimizer->zero_grad() before backward()"
+                                : ": clip after backward and before the update; grad_norm is "
+                                  "clip_grad_norm_'s value on this step's gradients"));
       CHECK(metrics.grad_norm == Approx(norm).epsilon(1e-6));
     }
     const auto params = model->parameters(), twin_params = twin->parameters();

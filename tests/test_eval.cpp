@@ -311,6 +311,15 @@ TEST_CASE("TestExactMatch::returns_bool") {
   CHECK(exact_match("a", {"a"}) == true);
 }
 
+TEST_CASE("TestExactMatch::whitespace_matters") {
+  INFO(
+      "exact means byte for byte: \"Paris \" is not \"Paris\". Stripping whitespace is "
+      "normalize_answer's job (normalized_match), not exact_match's");
+  CHECK_FALSE(exact_match("Paris ", {"Paris"}));
+  CHECK_FALSE(exact_match(" Paris", {"Paris"}));
+  CHECK_FALSE(exact_match("Paris", {"Paris\n"}));
+}
+
 // ---------------------------------------------------------------------------------------------
 // TestNormalizedMatch
 // ---------------------------------------------------------------------------------------------
@@ -438,6 +447,15 @@ TEST_CASE("TestNumericMatch::empty_references_raises") {
   CHECK_THROWS_AS(numeric_match("50", {}), g2c::ValueError);
 }
 
+TEST_CASE("TestNumericMatch::tolerance_is_absolute") {
+  INFO(
+      "|predicted - expected| <= tolerance, in the numbers' own units: 1005 is 5 away from "
+      "1000 (no match at tolerance 0.01), 0.001 is 0.0005 away from 0.0005 (a match). A relative "
+      "tolerance, tolerance · |expected|, gets both wrong");
+  CHECK_FALSE(numeric_match("1005", {"1000"}, 0.01));
+  CHECK(numeric_match("0.001", {"0.0005"}, 0.01));
+}
+
 // ---------------------------------------------------------------------------------------------
 // TestContinuationLogprob
 // ---------------------------------------------------------------------------------------------
@@ -517,6 +535,35 @@ TEST_CASE("TestContinuationLogprob::returns_zero_for_no_grad") {
   CHECK((!model.bias.grad().defined() || model.bias.grad().eq(0).all().item<bool>()));
 }
 
+TEST_CASE("TestContinuationLogprob::sums_exactly_the_continuation_rows") {
+  // A model that prefers 'a': log p(a) = 5 - log Z, any other token -log Z, Z = e^5 + 127. The
+  // continuation "aa" scores 2 log p(a) after any prompt; a window one row early would score the
+  // prompt's last token 'b' instead of the last 'a' (and with a one-token prompt start at row -1).
+  auto model = prefers('a', 5.0F);
+  const CharTokenizer tok(128);
+  const double log_z = std::log(std::exp(5.0) + 127.0);
+  const double expected = 2.0 * (5.0 - log_z);
+  for (const std::string prompt : {"b", "bb", "bbb"}) {
+    const auto P = static_cast<std::int64_t>(prompt.size());
+    INFO("prompt \"" << prompt << "\" (P = " << P << "), continuation \"aa\" (C = 2): sum the "
+                     << "C rows t = P - 1 … T - 2 = " << P - 1 << " … " << P
+                     << " of log_probs[0, t, y[t]], whose targets are the continuation's tokens");
+    g2c::eval::ContinuationLogprob out;
+    try {
+      out = continuation_logprob(model, tok, prompt, "aa");
+    } catch (const g2c::NotImplementedError&) {
+      throw;
+    } catch (const std::exception& error) {
+      const std::string what = error.what();
+      FAIL("continuation_logprob threw: " << what.substr(0, what.find('\n'))
+                                          << " — a row index out of range: the window starts at "
+                                             "row P - 1 (0 for a one-token prompt)");
+    }
+    CHECK(out.n_tokens == 2);
+    CHECK(out.logprob == within(expected, 1e-5));
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // TestExpectedCalibrationError
 // ---------------------------------------------------------------------------------------------
@@ -524,7 +571,7 @@ TEST_CASE("TestContinuationLogprob::returns_zero_for_no_grad") {
 TEST_CASE("TestExpectedCalibrationError::perfect_calibration_zero") {
   // One bin (around 0.5), half correct: confidence equals accuracy.
   const auto ece = expected_calibration_error({0.5, 0.5, 0.5, 0.5}, {true, true, false, false}, 10);
-  CHECK(ece == Approx(0.0).margin(1e-9));
+  CHECK(ece == within(0.0, 1e-9));
 }
 
 TEST_CASE("TestExpectedCalibrationError::always_confident_half_correct") {
@@ -533,13 +580,13 @@ TEST_CASE("TestExpectedCalibrationError::always_confident_half_correct") {
   std::vector<bool> corr(10, false);
   std::fill(corr.begin(), corr.begin() + 5, true);
   INFO("a confidence of exactly 1.0 belongs to the LAST bin");
-  CHECK(expected_calibration_error(confs, corr, 10) == Approx(0.5).margin(1e-9));
+  CHECK(expected_calibration_error(confs, corr, 10) == within(0.5, 1e-9));
 }
 
 TEST_CASE("TestExpectedCalibrationError::always_correct_zero_confidence") {
   const std::vector<double> confs(10, 0.0);
   const std::vector<bool> corr(10, true);
-  CHECK(expected_calibration_error(confs, corr, 10) == Approx(1.0).margin(1e-9));
+  CHECK(expected_calibration_error(confs, corr, 10) == within(1.0, 1e-9));
 }
 
 TEST_CASE("TestExpectedCalibrationError::known_case_two_bins") {
@@ -547,7 +594,7 @@ TEST_CASE("TestExpectedCalibrationError::known_case_two_bins") {
   // Bin 1: conf {0.9, 1.0}, acc 1.0: |1.0 - 0.95| = 0.05, weight 2/4.  ECE = 0.25.
   const auto ece =
       expected_calibration_error({0.0, 0.1, 0.9, 1.0}, {true, false, true, true}, /*n_bins=*/2);
-  CHECK(ece == Approx(0.25).margin(1e-9));
+  CHECK(ece == within(0.25, 1e-9));
 }
 
 TEST_CASE("TestExpectedCalibrationError::in_unit_interval") {
@@ -588,7 +635,7 @@ TEST_CASE("TestExpectedCalibrationError::weighted_by_samples_not_bins") {
   INFO(
       "each bin's |acc - conf| is weighted by |B_b| / N, its share of the examples, not by "
       "1 / (number of bins)");
-  CHECK(ece == Approx(0.2).margin(1e-9));
+  CHECK(ece == within(0.2, 1e-9));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -634,8 +681,8 @@ TEST_CASE("TestReliabilityCurve::perfect_calibration_diagonal") {
   }
   REQUIRE(with_data.size() == 1);
   const auto i = with_data[0];
-  CHECK(curve.bin_confidence[i] == Approx(0.5));
-  CHECK(curve.bin_accuracy[i] == Approx(0.5));
+  CHECK(curve.bin_confidence[i] == py_approx(0.5));
+  CHECK(curve.bin_accuracy[i] == py_approx(0.5));
   CHECK(curve.bin_count[i] == 4);
 }
 
@@ -689,7 +736,7 @@ TEST_CASE("TestScoreMultipleChoice::uniform_logits_indifferent") {
   const auto r = score_multiple_choice(model, tok, MultipleChoiceExample("p", {"a", "b"}, 0));
   REQUIRE(r.confidence.has_value());
   INFO("equal scores give a softmax of 1/N each");
-  CHECK(*r.confidence == Approx(0.5).margin(1e-5));
+  CHECK(*r.confidence == within(0.5, 1e-5));
 }
 
 TEST_CASE("TestScoreMultipleChoice::metadata_contains_diagnostic_fields") {
@@ -748,7 +795,7 @@ TEST_CASE("TestScoreMultipleChoice::length_normalize_divides_by_tokens") {
   CHECK(r.metadata["option_scores"][0].get<double>() == Approx(per_token).epsilon(1e-6));
   CHECK(r.metadata["option_scores"][1].get<double>() == Approx(per_token).epsilon(1e-6));
   REQUIRE(r.confidence.has_value());
-  CHECK(*r.confidence == Approx(0.5).margin(1e-6));
+  CHECK(*r.confidence == within(0.5, 1e-6));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -780,7 +827,7 @@ TEST_CASE("TestRunMultipleChoiceEval::accuracy_reflects_correctness") {
       MultipleChoiceExample("p", {"a", "b"}, 0), MultipleChoiceExample("p", {"a", "b"}, 0),
       MultipleChoiceExample("p", {"a", "b"}, 1), MultipleChoiceExample("p", {"a", "b"}, 1)};
   const auto rep = run_multiple_choice_eval(model, tok, examples);
-  CHECK(rep.accuracy == Approx(0.5));
+  CHECK(rep.accuracy == py_approx(0.5));
 }
 
 TEST_CASE("TestRunMultipleChoiceEval::compute_ece_false_yields_none") {
@@ -845,7 +892,7 @@ TEST_CASE("TestRunGenerationEval::run_smoke") {
   const auto rep = run_generation_eval(
       [&](const std::string& prompt) { return answers.at(prompt); }, examples, exact_match);
   CHECK(rep.n == 3);
-  CHECK(rep.accuracy == Approx(2.0 / 3.0));
+  CHECK(rep.accuracy == py_approx(2.0 / 3.0));
   CHECK_FALSE(rep.mean_confidence.has_value());
   CHECK_FALSE(rep.ece.has_value());
 }
