@@ -470,8 +470,8 @@ TEST_CASE("sft_trainer_lr_uses_cosine_schedule") {
   auto model = make_tiny_model();
   SFTTrainer trainer(model, make_tiny_dataset(), tiny_options(100, 1e-3).warmup_steps(10));
   INFO("SFTTrainer::lr is module 10's schedule: it needs your cosine_with_warmup (module 03b)");
-  CHECK(trainer.lr(0) == Approx(cosine_with_warmup(0, 10, 100, 1e-3, 0.0)));
-  CHECK(trainer.lr(50) == Approx(cosine_with_warmup(50, 10, 100, 1e-3, 0.0)));
+  CHECK(trainer.lr(0) == py_approx(cosine_with_warmup(0, 10, 100, 1e-3, 0.0)));
+  CHECK(trainer.lr(50) == py_approx(cosine_with_warmup(50, 10, 100, 1e-3, 0.0)));
 }
 
 // --- SFTTrainer::train_step --------------------------------------------------------------------
@@ -482,7 +482,7 @@ TEST_CASE("sft_trainer_train_step_returns_metrics") {
   SFTTrainer trainer(model, make_tiny_dataset(), tiny_options(10, 3e-4).grad_clip(1.0));
   const auto metrics = trainer.train_step();
   CHECK(std::isfinite(metrics.loss));
-  CHECK(metrics.lr == Approx(trainer.lr(0)));
+  CHECK(metrics.lr == py_approx(trainer.lr(0)));
   CHECK(metrics.grad_norm > 0.0);
   INFO("train_step ends with core.step += 1");
   CHECK(trainer.step() == 1);
@@ -549,14 +549,25 @@ TEST_CASE("sft_trainer_steps_follow_the_recipe") {
     const double norm = g2c::training::clip_grad_norm_(twin->parameters(), 0.05);
     recipe.core.optimizer->step();
     recipe.core.step += 1;
-    INFO("step " << step << ": loss " << metrics.loss << " vs " << loss.item<double>() << ", lr "
-                 << metrics.lr << " vs " << lr << ", grad_norm " << metrics.grad_norm << " vs "
-                 << norm);
-    CHECK(metrics.loss == Approx(loss.item<double>()).epsilon(1e-6));
-    INFO("read this step's lr with lr() before core.step += 1");
-    CHECK(metrics.lr == Approx(lr).epsilon(1e-12));
-    INFO("clip after backward and before the update; grad_norm is clip_grad_norm_'s value");
-    CHECK(metrics.grad_norm == Approx(norm).epsilon(1e-6));
+    // Each check with its own advice (Catch's INFO would otherwise pile up on the later ones).
+    {
+      INFO("step " << step << ": loss " << metrics.loss << " vs " << loss.item<double>()
+                   << ": the masked loss of this step's batch, before the update");
+      CHECK(metrics.loss == Approx(loss.item<double>()).epsilon(1e-6));
+    }
+    {
+      INFO("step " << step << ": lr " << metrics.lr << " vs " << lr
+                   << ": read this step's lr with lr() before core.step += 1");
+      CHECK(metrics.lr == Approx(lr).epsilon(1e-12));
+    }
+    {
+      INFO("step " << step << ": grad_norm " << metrics.grad_norm << " vs " << norm
+                   << (step > 0 ? ": the gradients still hold the previous step's — call "
+                                  "core.optimizer->zero_grad() before backward()"
+                                : ": clip after backward and before the update; grad_norm is "
+                                  "clip_grad_norm_'s value"));
+      CHECK(metrics.grad_norm == Approx(norm).epsilon(1e-6));
+    }
     const auto params = model->parameters(), twin_params = twin->parameters();
     double worst = 0.0;
     for (std::size_t i = 0; i < params.size(); ++i) {

@@ -16,10 +16,10 @@
 #include "exercises/common/course_tokenizer.h"
 #include "exercises/common/data.h"
 #include "exercises/common/figures.h"
+#include "exercises/common/run_log.h"
 #include "exercises/common/trainer_json.h"
 #include "exercises/common/training.h"
 #include "g2c/core/errors.h"
-#include "g2c/core/progress.h"
 #include "g2c/pretraining/data.h"
 #include "g2c/pretraining/model_artifact.h"
 #include "g2c/pretraining/trainer.h"
@@ -93,10 +93,6 @@ nlohmann::json training_json(const TrainerOptions& o, const Preset& p) {
   auto json = g2c::exercises::trainer_options_json(o);
   json["checkpoint_every"] = p.checkpoint_every;
   return json;
-}
-
-std::string lr_text(double lr) {
-  return fmt::format("{:.2e}", lr);
 }
 
 }  // namespace
@@ -212,43 +208,27 @@ int main(int argc, char** argv) {
     const std::int64_t tokens_per_step = preset.batch_size * preset.context_length;
 
     std::fflush(stdout);  // the lines above before the progress line, in a log file too
-    // Made at the first event: a run stopped before any step (a TODO) draws no finished bar.
-    std::optional<g2c::Progress> progress;
-    const auto on_log = [&](const g2c::pretraining::LogEvent& event) {
-      if (!std::isfinite(event.train_loss) || (event.val_loss && !std::isfinite(*event.val_loss))) {
-        throw g2c::exercises::TrainingDiverged(fmt::format(
-            "the loss stopped being finite at step {} (train {}, lr {}, grad norm {}). Training "
-            "stopped; {} holds the weights of that step (the one before is {}.bak). Start again "
-            "without --resume, with a lower learning rate, or check g2c/pretraining/trainer.cpp.",
-            event.step, event.train_loss, lr_text(event.lr), event.grad_norm, checkpoint.string(),
-            checkpoint.string()));
-      }
-      // The bar already counts the steps (one count, 1-based): the metrics do not repeat it.
-      std::string metrics =
-          fmt::format("loss {:.3f} lr {} {:.0f} tok/s", event.train_loss, lr_text(event.lr),
-                      event.steps_per_s * static_cast<double>(tokens_per_step));
-      if (event.val_loss) metrics += fmt::format(" val {:.3f}", *event.val_loss);
-      const std::int64_t done = event.step + 1 - start_step;
-      if (!progress) {
-        // Its clock starts now, after the first step: count from there, so the rate is not
-        // one step over no time.
-        progress.emplace("pretraining", preset.steps - start_step, !options.quiet);
-        progress->update(done - 1, metrics);
-      } else {
-        progress->update(done, metrics);
-      }
-    };
+    g2c::exercises::RunLog log(
+        {.label = "pretraining",
+         .steps = preset.steps,
+         .first_step = start_step,
+         .tokens_per_step = tokens_per_step,
+         .show = !options.quiet,
+         .advice = fmt::format("Training stopped; {} holds the weights of that step (the one "
+                               "before is {}.bak). Start again without --resume, with a lower "
+                               "learning rate, or check g2c/pretraining/trainer.cpp.",
+                               checkpoint.string(), checkpoint.string())});
     const auto start = std::chrono::steady_clock::now();
     trainer.train(split.train, history,
                   g2c::pretraining::TrainOptions()
                       .val_ids(split.val)
-                      .on_log(on_log)
+                      .on_log(log.callback())
                       .checkpoint_path(checkpoint)
                       .checkpoint_every(preset.checkpoint_every)
                       .checkpoint_extra(extra));
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (progress) progress->finish();
+    log.finish();
     const double tokens_per_s =
         static_cast<double>((trainer.step - start_step) * tokens_per_step) / seconds;
     const double train_loss = history.train_loss.back();

@@ -17,10 +17,10 @@
 #include "exercises/common/cli.h"
 #include "exercises/common/course_tokenizer.h"
 #include "exercises/common/data.h"
+#include "exercises/common/run_log.h"
 #include "exercises/common/trainer_json.h"
 #include "exercises/common/training.h"
 #include "g2c/core/errors.h"
-#include "g2c/core/progress.h"
 #include "g2c/pretraining/data.h"
 #include "g2c/pretraining/model_artifact.h"
 #include "g2c/pretraining/trainer.h"
@@ -178,31 +178,18 @@ nlohmann::json train_rung(const Ladder& ladder, const Rung& rung) {
   const std::int64_t tokens = preset.steps * tokens_per_step;
 
   std::fflush(stdout);
-  std::optional<g2c::Progress> progress;  // made at the first event, as in 10_pretrain
-  const auto on_log = [&](const g2c::pretraining::LogEvent& event) {
-    if (!std::isfinite(event.train_loss) || (event.val_loss && !std::isfinite(*event.val_loss))) {
-      throw g2c::exercises::TrainingDiverged(fmt::format(
-          "{}: the loss stopped being finite at step {} (train {}, lr {:.2e}, grad norm {}). "
-          "Try a lower --max-lr, or check g2c/pretraining/trainer.cpp.",
-          name, event.step, event.train_loss, event.lr, event.grad_norm));
-    }
-    std::string metrics =
-        fmt::format("loss {:.3f} lr {:.2e} {:.0f} tok/s", event.train_loss, event.lr,
-                    event.steps_per_s * static_cast<double>(tokens_per_step));
-    if (event.val_loss) metrics += fmt::format(" val {:.3f}", *event.val_loss);
-    if (!progress) {
-      progress.emplace(name, preset.steps, !options.quiet);
-      progress->update(event.step, metrics);
-    } else {
-      progress->update(event.step + 1, metrics);
-    }
-  };
+  g2c::exercises::RunLog log({.label = name,
+                              .steps = preset.steps,
+                              .tokens_per_step = tokens_per_step,
+                              .show = !options.quiet,
+                              .advice = "Try a lower --max-lr, or check "
+                                        "g2c/pretraining/trainer.cpp."});
   const auto start = std::chrono::steady_clock::now();
-  auto history = trainer.train(split.train,
-                               g2c::pretraining::TrainOptions().val_ids(split.val).on_log(on_log));
+  auto history = trainer.train(
+      split.train, g2c::pretraining::TrainOptions().val_ids(split.val).on_log(log.callback()));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (progress) progress->finish();
+  log.finish();
 
   // The fitted loss: the same fixed held-out batches for every rung, more of them than one
   // periodic evaluation reads, so the points of the fit differ by the model, not by the draw.

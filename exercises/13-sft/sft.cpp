@@ -57,7 +57,8 @@ int main(int argc, char** argv) {
   app.add_flag("!--no-save", config.save, "Do not save the fine-tuned model");
   app.add_option("--lr", config.lr, "Peak learning rate")->capture_default_str();
   app.add_option("--sweep", config.sweep,
-                 "Training-set sizes of the data-size sweep (the full set is the main run)")
+                 "Training-set sizes of the data-size sweep (the full set is the main run); "
+                 "--sweep 0 skips the sweep (a size not below the set's is skipped too)")
       ->capture_default_str();
   app.add_flag("!--no-ablation", config.ablation, "Skip the loss-mask ablation");
   return g2c::run_cli(app, argc, argv, [&] {
@@ -65,7 +66,7 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     auto text_model = g2c::sampling::load_text_model(run.base, device);
     const auto& tokenizer = text_model.tokenizer;
-    const auto base_name = text_model.artifact.manifest.value("name", run.base);
+    const auto base_name = text_model.artifact.summary.name;
     const auto model_options = text_model.artifact.model->options;
     const std::int64_t vocab = model_options.vocab_size();
     const std::int64_t context = model_options.max_seq_len();
@@ -161,7 +162,7 @@ int main(int argc, char** argv) {
       info.name = config.name;
       info.module = "module-13";
       info.source = "shakespeare-tasks";
-      info.tokenizer_artifact = text_model.artifact.manifest.value("tokenizer_artifact", "");
+      info.tokenizer_artifact = text_model.artifact.summary.tokenizer_artifact;
       info.training_config = {{"steps", options.steps},      {"batch_size", run.batch_size},
                               {"max_lr", config.lr},         {"warmup_steps", run.warmup},
                               {"optimizer", "adamw"},        {"loss", "masked_cross_entropy"},

@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 
 #include "exercises/common/data.h"
+#include "exercises/common/run_log.h"
 #include "g2c/core/errors.h"
-#include "g2c/core/progress.h"
 #include "g2c/pretraining/model_artifact.h"
 #include "g2c/sft/chat_template.h"
 #include "g2c/sft/course_encoder.h"
@@ -18,7 +18,7 @@
 
 namespace g2c::exercises {
 
-void add_sft_run_options(CLI::App& app, SFTRunOptions& run) {
+void add_sft_run_options(CLI::App& app, SFTRunOptions& run, bool chat_pairs) {
   app.add_option("--base", run.base, "Base model artifact (name, alias or folder)")
       ->capture_default_str();
   app.add_option("--batch", run.batch_size, "Examples per step")
@@ -31,10 +31,12 @@ void add_sft_run_options(CLI::App& app, SFTRunOptions& run) {
   app.add_option("--max-new-tokens", run.max_new_tokens, "Reply length limit when scoring")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  app.add_option("--chat-repeat", run.chat_repeat,
-                 "Times each hand-written chat pair appears in the training examples")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  if (chat_pairs) {
+    app.add_option("--chat-repeat", run.chat_repeat,
+                   "Times each hand-written chat pair appears in the training examples")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
+  }
   app.add_flag("--fused", run.fused,
                "Fast path: the model and AdamW through LibTorch's fused kernels (the same model)");
 }
@@ -104,7 +106,7 @@ SFTData prepare_sft_data(const g2c::tokenizer::TextTokenizer& tokenizer, std::in
       "{} SFT examples (chat pairs x{}; {} longer than the context {} left out); scoring "
       "{} + {} held-out items; always answering {} scores {}\n",
       data.examples.size(), chat_repeat, data.too_long, context, data.val_speaker.size(),
-      data.val_completion.size(), data.majority, percent(data.majority_baseline));
+      data.val_completion.size(), data.majority, data.majority_baseline.to_string());
   return data;
 }
 
@@ -119,14 +121,10 @@ Scores score_model(g2c::transformer::TransformerLM& model,
           score_task(*model, tokenizer, data.val_completion, max_new_tokens)};
 }
 
-std::string percent(const Proportion& p) {
-  return fmt::format("{:5.1f}% [{:.1f}, {:.1f}]", 100 * p.value(), 100 * p.low(), 100 * p.high());
-}
-
 void print_scores(const std::string& label, const Scores& scores) {
   fmt::print("{:<28} speaker {}   completion first word {}   stops {}\n", label,
-             percent(scores.speaker.exact), percent(scores.completion.first_word),
-             percent(scores.speaker.stopped));
+             scores.speaker.exact.to_string(), scores.completion.first_word.to_string(),
+             scores.speaker.stopped.to_string());
   std::fflush(stdout);  // before the next progress line, in a log file too
 }
 
@@ -148,25 +146,12 @@ g2c::pretraining::TrainingHistory fine_tune(const std::string& label,
                                             const g2c::sft::SFTTrainerOptions& options,
                                             bool show_progress) {
   g2c::sft::SFTTrainer trainer(model, std::move(examples), options);
-  std::optional<g2c::Progress> progress;
-  auto history = trainer.train(
-      {}, g2c::pretraining::TrainOptions().on_log([&](const g2c::pretraining::LogEvent& event) {
-        if (!std::isfinite(event.train_loss)) {
-          throw ValueError(
-              fmt::format("{}: the loss stopped being finite at step {} (lr {}); try a lower --lr",
-                          label, event.step, event.lr));
-        }
-        const auto metrics = fmt::format("loss {:.3f}", event.train_loss);
-        if (!progress) {
-          // Its clock starts after the first step: count from there, so the first rate is not
-          // one step over no time.
-          progress.emplace(label, options.max_steps(), show_progress);
-          progress->update(event.step, metrics);
-        } else {
-          progress->update(event.step + 1, metrics);
-        }
-      }));
-  if (progress) progress->finish();
+  RunLog log({.label = label,
+              .steps = options.max_steps(),
+              .show = show_progress,
+              .advice = "Try a lower --lr."});
+  auto history = trainer.train({}, g2c::pretraining::TrainOptions().on_log(log.callback()));
+  log.finish();
   return history;
 }
 

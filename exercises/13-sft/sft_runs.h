@@ -34,8 +34,10 @@ struct SFTRunOptions {
   bool fused = false;  // the model and AdamW through LibTorch's fused kernels
 };
 
-/// Adds --base, --batch, --warmup, --eval-items, --max-new-tokens, --chat-repeat and --fused.
-void add_sft_run_options(CLI::App& app, SFTRunOptions& run);
+/// Adds --base, --batch, --warmup, --eval-items, --max-new-tokens and --fused; --chat-repeat too
+/// when the program fine-tunes on the chat pairs (`chat_pairs`; 14_dpo trains on preference pairs
+/// and has none).
+void add_sft_run_options(CLI::App& app, SFTRunOptions& run, bool chat_pairs = true);
 
 /// The trainer options of one run at peak learning rate `lr`: AdamW, warmup then cosine down to
 /// lr / 10, weight decay 0.01, clipping at 1.0, batches drawn by a generator seeded with the run's
@@ -74,9 +76,6 @@ Scores score_model(g2c::transformer::TransformerLM& model,
                    const g2c::tokenizer::TextTokenizer& tokenizer, const SFTData& data,
                    std::int64_t max_new_tokens);
 
-/// "13.3% [8.8, 19.7]": a proportion and its 95 % interval, in percent.
-std::string percent(const Proportion& p);
-
 /// One line: speaker exact, completion first word, and how many replies stopped at <|end|>.
 void print_scores(const std::string& label, const Scores& scores);
 
@@ -85,8 +84,8 @@ void print_scores(const std::string& label, const Scores& scores);
 g2c::transformer::TransformerLM load_base(const std::string& base, torch::Device device,
                                           bool fused);
 
-/// One run of your SFTTrainer through module 10's loop, with a progress line labelled `label`.
-/// ValueError when the loss stops being finite.
+/// One run of your SFTTrainer through module 10's loop, with a progress line labelled `label`
+/// (RunLog). TrainingDiverged (exit status 4) when the loss stops being finite.
 g2c::pretraining::TrainingHistory fine_tune(const std::string& label,
                                             std::vector<g2c::sft::SFTExample> examples,
                                             g2c::transformer::TransformerLM& model,

@@ -160,12 +160,11 @@ int main(int argc, char** argv) {
                "ms/step");
     fmt::print("{:<18} {:>12} {:>11.1f} kB {:>10.0f}   {} / {}\n", "full fine-tuning",
                full_count.trainable, model_bytes / 1e3, full_step_ms,
-               g2c::exercises::percent(full_scores.speaker.exact),
-               g2c::exercises::percent(full_scores.completion.first_word));
+               full_scores.speaker.exact.to_string(),
+               full_scores.completion.first_word.to_string());
     fmt::print("{:<18} {:>12} {:>11.1f} kB {:>10.0f}   {} / {}\n", "LoRA", lora_count.trainable,
-               adapter_bytes / 1e3, lora_step_ms,
-               g2c::exercises::percent(lora_scores.speaker.exact),
-               g2c::exercises::percent(lora_scores.completion.first_word));
+               adapter_bytes / 1e3, lora_step_ms, lora_scores.speaker.exact.to_string(),
+               lora_scores.completion.first_word.to_string());
 
     nlohmann::json result = g2c::exercises::run_metadata("13b_lora", options, device);
     result["config"] = {{"base", run.base},

@@ -15,9 +15,9 @@
 #include "exercises/13-sft/sft_runs.h"
 #include "exercises/14-dpo/preferences.h"
 #include "exercises/common/cli.h"
+#include "exercises/common/run_log.h"
 #include "exercises/common/tasks.h"
 #include "g2c/core/errors.h"
-#include "g2c/core/progress.h"
 #include "g2c/dpo/dpo.h"
 #include "g2c/pretraining/model_artifact.h"
 #include "g2c/sampling/text_generation.h"
@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
   g2c::exercises::SFTRunOptions run;
   run.base = "ShakespeareLM-1M-SFT";
   g2c::exercises::add_common_options(app, options);
-  g2c::exercises::add_sft_run_options(app, run);
+  g2c::exercises::add_sft_run_options(app, run, /*chat_pairs=*/false);
   app.add_option("--name", config.name,
                  "Name of the saved artifact (default: the base's, -SFT replaced by -DPO)");
   app.add_option("--artifact-dir", config.artifact_dir,
@@ -119,10 +119,8 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     auto text_model = g2c::sampling::load_text_model(run.base, device);
     const auto& tokenizer = text_model.tokenizer;
-    const auto& manifest = text_model.artifact.manifest;
-    const auto base_name = manifest.value("name", run.base);
-    const auto parent = manifest.value("base_artifact", nlohmann::json());  // null for a base
-    const std::string base_parent = parent.is_string() ? parent.get<std::string>() : "";
+    const auto base_name = text_model.artifact.summary.name;
+    const auto base_parent = text_model.artifact.summary.base_artifact.value_or("");
     const auto model_options = text_model.artifact.model->options;
     const std::int64_t vocab = model_options.vocab_size();
     const std::int64_t context = model_options.max_seq_len();
@@ -170,30 +168,20 @@ int main(int argc, char** argv) {
                            g2c::transformer::TransformerLM& policy) {
       auto reference = load();
       g2c::dpo::DPOTrainer trainer(policy, reference, prefs.train_examples, trainer_options(beta));
-      std::optional<g2c::Progress> progress;
-      auto history = trainer.train(
-          prefs.val_examples,
-          g2c::pretraining::TrainOptions().on_log([&](const g2c::pretraining::LogEvent& event) {
-            if (!std::isfinite(event.train_loss)) {
-              throw g2c::ValueError(fmt::format(
-                  "{}: the loss stopped being finite at step {} (lr {}); try a lower --lr", label,
-                  event.step, event.lr));
-            }
-            const auto metrics = fmt::format("loss {:.3f}", event.train_loss);
-            if (!progress) {
-              progress.emplace(label, options.steps, !options.quiet);
-              progress->update(event.step, metrics);
-            } else {
-              progress->update(event.step + 1, metrics);
-            }
-          }));
-      if (progress) progress->finish();
+      g2c::exercises::RunLog log({.label = label,
+                                  .steps = options.steps,
+                                  .show = !options.quiet,
+                                  .advice = "Try a lower --lr."});
+      auto history = trainer.train(prefs.val_examples,
+                                   g2c::pretraining::TrainOptions().on_log(log.callback()));
+      log.finish();
       return history;
     };
     const auto print_preferences = [](const std::string& label, const nlohmann::json& accuracy) {
       const auto show = [](const nlohmann::json& p) {
-        return fmt::format("{:5.1f}% [{:.1f}, {:.1f}]", 100 * p["value"].get<double>(),
-                           100 * p["ci95"][0].get<double>(), 100 * p["ci95"][1].get<double>());
+        return g2c::exercises::Proportion{p["hits"].get<std::int64_t>(),
+                                          p["total"].get<std::int64_t>()}
+            .to_string();
       };
       fmt::print("{:<28} prefers the chosen reply: speaker {}   completion {}\n", label,
                  show(accuracy["speaker"]), show(accuracy["completion"]));
@@ -263,7 +251,7 @@ int main(int argc, char** argv) {
       info.name = config.name;
       info.module = "module-14";
       info.source = "shakespeare-preferences";
-      info.tokenizer_artifact = manifest.value("tokenizer_artifact", "");
+      info.tokenizer_artifact = text_model.artifact.summary.tokenizer_artifact;
       nlohmann::json lineage = {base_name};
       if (!base_parent.empty()) lineage.push_back(base_parent);
       info.training_config = {{"steps", options.steps},   {"batch_size", run.batch_size},

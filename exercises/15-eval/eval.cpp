@@ -137,7 +137,7 @@ int main(int argc, char** argv) {
       auto& model = *text_model.artifact.model;
       const g2c::sft::CourseEncoder encoder(text_model.tokenizer);
       ModelEval eval;
-      eval.name = text_model.artifact.manifest.value("name", name);
+      eval.name = text_model.artifact.summary.name;
       eval.manifest = text_model.artifact.manifest;
       eval.manifest.erase("history");  // the summary needs the lineage, not the curves
 
@@ -187,8 +187,7 @@ int main(int argc, char** argv) {
       const auto repetitive = std::count(eval.repetitive.begin(), eval.repetitive.end(), true);
       for (const auto& report : eval.reports) {
         const auto accuracy = g2c::exercises::accuracy_of(report);
-        fmt::print("  {:<28} {:5.1f}% [{:.1f}, {:.1f}]{}\n", report.task_name,
-                   100 * accuracy.value(), 100 * accuracy.low(), 100 * accuracy.high(),
+        fmt::print("  {:<28} {}{}\n", report.task_name, accuracy.to_string(),
                    report.ece ? fmt::format("   ECE {:.3f}", *report.ece) : "");
       }
       fmt::print("  {:<28} {} of {}\n", "completion replies repeating one word", repetitive,

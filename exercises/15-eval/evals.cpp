@@ -122,10 +122,6 @@ bool repeats_one_word(const std::string& reply) {
 
 namespace {
 
-std::string percent_cell(const Proportion& p) {
-  return fmt::format("{:.1f} % [{:.1f}, {:.1f}]", 100 * p.value(), 100 * p.low(), 100 * p.high());
-}
-
 // A table cell must not break the table: no newlines, no pipes.
 std::string cell(std::string text) {
   for (auto& c : text) {
@@ -179,7 +175,7 @@ std::filesystem::path write_eval_artifact(const std::string& name,
                     base_artifact_of(model.manifest).empty() ? std::string("—")
                                                              : base_artifact_of(model.manifest));
     for (const auto& report : model.reports) {
-      summary += fmt::format(" {} |", percent_cell(accuracy_of(report)));
+      summary += fmt::format(" {} |", accuracy_of(report).to_string());
     }
     const auto& first = model.reports.front();
     summary += first.ece ? fmt::format(" {:.3f} |\n", *first.ece) : std::string(" — |\n");
@@ -227,7 +223,7 @@ std::filesystem::path write_eval_artifact(const std::string& name,
           "{:+.1f} [{:+.1f}, {:+.1f}] ({})", 100 * d.difference, 100 * d.low, 100 * d.high,
           d.significant() ? (d.difference < 0 ? "fewer" : "more") : "no significant change");
     }
-    summary += fmt::format("| {} | {} | {} |\n", model.name, percent_cell(repetitive), change);
+    summary += fmt::format("| {} | {} | {} |\n", model.name, repetitive.to_string(), change);
   }
   if (!notes.empty()) {
     summary += "\n## How the items were made\n\n";

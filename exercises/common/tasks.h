@@ -81,6 +81,9 @@ struct Proportion {
   double low() const;
   double high() const;
   nlohmann::json to_json() const;  // {"hits", "total", "value", "ci95": [low, high]}
+  /// How every exercise prints it, in percent: " 13.3% [8.8, 19.7]" (the value 5 wide, so columns
+  /// of them line up).
+  std::string to_string() const;
 };
 
 /// How a model does on some items, replying greedily (g2c::sft::chat_reply, g2c/sft/chat.h).

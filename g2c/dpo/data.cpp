@@ -12,9 +12,10 @@ PreferenceBatch pad_and_collate_pref(const std::vector<PreferenceExample>& examp
   // TODO: Module 13's pad_and_collate, twice per example. Each example gives two rows that share
   // the prompt: prompt_ids + chosen_ids with mask 0 on the prompt and 1 on the answer, and
   // prompt_ids + rejected_ids likewise. Each row on its own: keep its first max_seq_len ids and
-  // mask bits (cut from the end), pad to L = max_seq_len with pad_id and mask 0. Stack each side
-  // into (B, L) grids, then shift as the LM loss does: x = ids[:, :L-1], y = ids[:, 1:],
-  // mask = mask[:, 1:] (shifted like y: mask[b, t] says whether y[b, t] is an answer token).
+  // mask bits (a row longer than that loses its end), pad to L = max_seq_len with pad_id and mask
+  // 0. Stack each side into (B, L) grids, then shift as the LM loss does: x = ids[:, :L-1],
+  // y = ids[:, 1:], mask = mask[:, 1:] (shifted like y: mask[b, t] says whether y[b, t] is an
+  // answer token).
   // Return the six int64 tensors (B, L - 1), chosen's three then rejected's. Check the arguments
   // first (check_pad_and_collate_pref).
   // Operations: a std::vector per grid then torch::tensor(...).view({B, L}), or torch::full and

@@ -8,7 +8,8 @@ namespace g2c::sft {
 torch::Tensor masked_cross_entropy(const torch::Tensor& logits, const torch::Tensor& targets,
                                    const torch::Tensor& mask) {
   // TODO: Cross-entropy at every position, (B, T, V) -> (B, T): per_position[b, t] =
-  // −log_softmax(logits[b, t])[targets[b, t]]. Then the mean over the counted positions only:
+  // −log_softmax(logits[b, t])[targets[b, t]] — targets are int64 ids, the index gather takes
+  // once they are unsqueezed to (B, T, 1). Then the mean over the counted positions only:
   // Σ mask · per_position / Σ mask, with the mask as the logits' dtype, and 0 (not 0/0 = NaN)
   // when no position counts — clamping the count to at least 1 does it without a branch. Check
   // the arguments first (check_masked_cross_entropy).

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <torch/torch.h>
 #include <unistd.h>
 
@@ -158,9 +160,19 @@ TEST_CASE("pad_and_collate_on_random_examples", "[sft]") {
         mask[t] = examples[b].mask[t];
       }
       const auto i = static_cast<std::int64_t>(b);
-      CHECK(to_ids(x[i]) == Ids(ids.begin(), ids.end() - 1));
-      CHECK(to_ids(y[i]) == Ids(ids.begin() + 1, ids.end()));
-      CHECK(to_ids(loss_mask[i]) == Ids(mask.begin() + 1, mask.end()));
+      const auto row = [](const Ids& v) { return fmt::format("[{}]", fmt::join(v, " ")); };
+      // One explained failure, not one per row: the first row that differs stops the check.
+      INFO("seed " << seed << ", max_seq_len " << max_seq_len << ", row " << b << ": example ids "
+                   << row(examples[b].ids) << ", mask " << row(examples[b].mask) << "; expected x "
+                   << row(Ids(ids.begin(), ids.end() - 1)) << ", y "
+                   << row(Ids(ids.begin() + 1, ids.end())) << ", loss_mask "
+                   << row(Ids(mask.begin() + 1, mask.end())) << "; got x " << row(to_ids(x[i]))
+                   << ", y " << row(to_ids(y[i])) << ", loss_mask " << row(to_ids(loss_mask[i]))
+                   << ". Keep each example's first max_seq_len ids, pad with pad_id (mask 0), "
+                      "then x = ids[:, :-1], y = ids[:, 1:], loss_mask = mask[:, 1:]");
+      REQUIRE(to_ids(x[i]) == Ids(ids.begin(), ids.end() - 1));
+      REQUIRE(to_ids(y[i]) == Ids(ids.begin() + 1, ids.end()));
+      REQUIRE(to_ids(loss_mask[i]) == Ids(mask.begin() + 1, mask.end()));
     }
   }
 }
