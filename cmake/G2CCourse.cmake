@@ -238,3 +238,37 @@ function(g2c_add_course_files target topic)
     endif()
   endforeach()
 endfunction()
+
+# What a build compiles by default, and the targets that gather the rest.
+#
+# The default target is the course library and every module's tests: what `ctest` needs. The
+# programs (exercises and tools) compile when they are first asked for — `scripts/run.sh <program>`
+# builds its one target, `cmake --build --preset student --target 07_strip_mask` does the same —
+# so a first build does not compile fifty programs a student has not reached yet. Two kinds of
+# target gather them:
+#   module-07   one module: its course tests, its checks and its programs
+#   programs    every program (scripts/test.sh builds it for the smoke runs)
+# A lettered part belongs to its module's target as well (module-03 builds 03b's, as `-L 03` runs
+# them).
+function(g2c_module_parts module)
+  set(modules ${module})
+  if(module MATCHES "^([0-9][0-9])[a-z]$")
+    list(APPEND modules ${CMAKE_MATCH_1})
+  endif()
+  foreach(m IN LISTS modules)
+    if(NOT TARGET module-${m})
+      add_custom_target(module-${m})
+    endif()
+    add_dependencies(module-${m} ${ARGN})
+  endforeach()
+endfunction()
+
+# g2c_program(<target> <module>): marks an executable as a program of `module`, built on demand.
+function(g2c_program name module)
+  set_target_properties(${name} PROPERTIES EXCLUDE_FROM_ALL ON)
+  if(NOT TARGET programs)
+    add_custom_target(programs)
+  endif()
+  add_dependencies(programs ${name})
+  g2c_module_parts(${module} ${name})
+endfunction()

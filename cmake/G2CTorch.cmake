@@ -100,3 +100,11 @@ else()
   set(G2C_TORCH_DESCRIPTION "LibTorch package at ${Torch_DIR}")
 endif()
 message(STATUS "g2c: LibTorch from ${G2C_TORCH_DESCRIPTION}")
+
+# fmt for every LibTorch target: the headers LibTorch's include folder brings (they shadow the
+# system's), compiled, not header-only, with their implementation built once (g2c/core/fmt_impl.cpp
+# says why).
+add_library(g2c_fmt STATIC "${PROJECT_SOURCE_DIR}/g2c/core/fmt_impl.cpp")
+get_target_property(_g2c_torch_includes g2c_torch INTERFACE_INCLUDE_DIRECTORIES)
+target_include_directories(g2c_fmt SYSTEM PRIVATE ${_g2c_torch_includes})
+target_link_libraries(g2c_torch INTERFACE g2c_fmt)

@@ -40,6 +40,13 @@ step() {
   return 1
 }
 
+# script <path> [args...]: runs a project script; one that lost its executable bit fails its step
+# with the fix instead of being skipped.
+script() {
+  [[ -x "$1" ]] || { echo "$1 is not executable: chmod +x $1 (and commit the mode)"; return 1; }
+  "$@"
+}
+
 # Adds the "tests: N passed, M failed, K skipped" line of a log to the totals.
 count() {
   local line
@@ -52,7 +59,7 @@ count() {
 }
 
 echo "test: building"
-step build-reference cmake --build --preset reference
+step build-reference cmake --build --preset reference --target all programs
 step build-student cmake --build --preset student
 
 echo "test: reference build, every test"
@@ -79,19 +86,15 @@ step course-test-names python3 scripts/check_course_tests.py build/reference bui
 grep -E '^  (python names|COURSE-TESTS)' "$logs/course-test-names.log"
 
 echo "test: project checks"
-step solution-twins scripts/check_twins.sh
+step solution-twins script scripts/check_twins.sh
 step hint-ladders "$ROOT/.venv/bin/python" scripts/hints.py check && count "$logs/hint-ladders.log"
-step hint-code scripts/check_hint_code.sh build/hint-check
-step formatting scripts/check_format.sh
+step hint-code script scripts/check_hint_code.sh build/hint-check
+step formatting script scripts/check_format.sh
 for smoke in scripts/smoke_*.sh; do
-  [[ -x "$smoke" ]] || continue
-  name="$(basename "$smoke" .sh)"
-  step "$name" "$smoke" build/reference
+  step "$(basename "$smoke" .sh)" script "$smoke" build/reference
 done
 step model-interop "$ROOT/.venv/bin/python" scripts/check_model_interop.py build/reference
-if [[ -x scripts/sanitize_tokenizer.sh ]]; then
-  step tokenizer-sanitizers scripts/sanitize_tokenizer.sh && count "$logs/tokenizer-sanitizers.log"
-fi
+step tokenizer-sanitizers script scripts/sanitize_tokenizer.sh && count "$logs/tokenizer-sanitizers.log"
 
 total_failed=$((failed + ${#failures[@]}))
 echo "test: finished in $((SECONDS - start))s"

@@ -1,9 +1,14 @@
 # What every smoke script starts with; sourced as `source scripts/lib/smoke.sh [build dir]`.
 # Sets ROOT, build (default build/reference), bin, a temporary out folder removed on exit, python
 # (the project's, else the system's), the data folder, and `common`: the options every run takes.
+# Programs are built on demand (cmake/G2CCourse.cmake), so it first brings them up to date: a
+# no-op when scripts/test.sh has just built them.
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="$(cd "${1:-$ROOT/build/reference}" && pwd)"
 bin="$build/bin"
+[[ -x "$ROOT/.venv/bin/cmake" ]] && export PATH="$ROOT/.venv/bin:$PATH"
+cmake --build "$build" --target programs >/dev/null ||
+  { echo "smoke: building the programs of $build failed (cmake --build $build --target programs)"; exit 1; }
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 export G2C_DATA_DIR="${G2C_DATA_DIR:-$ROOT/data}"
