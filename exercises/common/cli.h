@@ -45,8 +45,9 @@ nlohmann::json run_metadata(const std::string& program, const CommonOptions& opt
 std::filesystem::path save_result(const CommonOptions& options, const std::string& name,
                                   const nlohmann::json& result, int indent = 2);
 
-/// Renders figures from a result file with scripts/plot.py (when --no-plot was not given and the
-/// project's Python environment exists); returns the PNG paths it reported, empty otherwise.
+/// Renders the figures a result file describes with scripts/plot.py, which prints the path of each
+/// PNG it writes. Nothing happens with --no-plot; without the project's Python environment, or
+/// when plotting fails, a note on stderr says so (the JSON is complete either way).
 void plot_result(const CommonOptions& options, const std::filesystem::path& json_path);
 
 /// Converts a loss record to JSON, rounding nothing.

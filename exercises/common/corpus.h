@@ -1,9 +1,11 @@
 // The token streams the exercises train on, with one split rule: the first 90 % of the ids train,
 // the last 10 % are held out for validation.
 //
-//   const auto corpus = g2c::exercises::tinyshakespeare_corpus("bpe");  // ShakespeareTokenizer
-//   2048 corpus.train;  // (N_train) int64, ids in [0, corpus.vocab_size)
-//   corpus.decode(corpus.val_prefix(10));  // the first ten held-out tokens as text
+// clang-format off
+//   const auto corpus = g2c::exercises::tinyshakespeare_corpus("bpe");  // ShakespeareTokenizer, 2048 ids
+//   corpus.train;                           // (N_train) int64, ids in [0, corpus.vocab_size)
+//   corpus.decode(corpus.val_prefix(10));   // the first ten held-out tokens as text
+// clang-format on
 #pragma once
 
 #include <cstddef>

@@ -2,10 +2,12 @@
 // intra-op threads. Two small runs on two cores finish sooner this way than one after the other
 // with two threads each, because a tiny model cannot keep two threads busy.
 //
+// clang-format off
 //   ProgressBoard board({"causal", "non-causal"}, steps, /*enabled=*/true);
-//   run_side_by_side({[&] { first = train(board.sink(0)); }, [&] { second = train(board.sink(1));
-//   }},
-//                    /*concurrent=*/true);
+//   run_side_by_side({[&] { first = train(board.sink(0)); },
+//                     [&] { second = train(board.sink(1)); }},
+//                    /*concurrent=*/true, /*threads_per_job=*/1);
+// clang-format on
 #pragma once
 
 #include <chrono>

@@ -2,12 +2,14 @@
 // logits (B, T, V): module 07's tiny attention LM, module 08's multi-head variant, module 09's
 // transformer.
 //
+// clang-format off
 //   g2c::exercises::WindowSampler batches(corpus.train, T, B, TargetRule::kNextToken, /*seed=*/1);
-//   const auto validation = WindowSampler(corpus.val, T, B, TargetRule::kNextToken, 0).fixed(16,
-//   0); g2c::nn::AdamW optimizer(model->parameters(), 3e-3); const auto result =
-//   g2c::exercises::train_language_model(
+//   const auto validation = WindowSampler(corpus.val, T, B, TargetRule::kNextToken, 0).fixed(16, 0);
+//   g2c::nn::AdamW optimizer(model->parameters(), 3e-3);
+//   const auto result = g2c::exercises::train_language_model(
 //       *model, optimizer, batches, validation, LoopOptions().steps(2000).label("causal"));
 //   result.final_train_loss;  // and the curves, timings and tokens/s
+// clang-format on
 //
 // Each step: next batch -> logits -> next_token_loss -> zero_grad, backward, optimizer step. Every
 // log_every steps and at the last one it records the batch's loss (before its update) and the

@@ -21,6 +21,8 @@ namespace g2c::dpo {
 /// may be integer or floating point. ValueError (check_sequence_logprob) unless logits is
 /// (B, T, V) floating point, targets (B, T) integer and mask (B, T).
 /// Example: uniform logits over V = 8, T = 5, all-one mask -> −5 · ln 8 for every example.
+/// (The Python edition's name. Module 11's sequence_log_prob scores one sequence through a model,
+/// module 15's continuation_logprob scores text; this one sums a masked batch of logits.)
 torch::Tensor sequence_logprob(const torch::Tensor& logits, const torch::Tensor& targets,
                                const torch::Tensor& mask);
 

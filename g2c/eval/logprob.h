@@ -4,11 +4,13 @@
 // teacher-forced log-probability as module 11's sequence_log_prob and module 14's masked sum, but
 // starting from text. Prompt and continuation are encoded SEPARATELY (so the boundary between them
 // is known exactly, even where a tokenizer would merge across it) and joined:
-//   full = prompt_ids (P) ++ cont_ids (C)         T = P + C
-//   x = full[:-1], y = full[1:]                   (1, T - 1) each; row t of the logits predicts
-//   y[t] log_probs = log_softmax(model(x))             (1, T - 1, V) logprob = Σ log_probs[0, t,
-//   y[t]]  over t = P - 1 … T - 2, the C rows whose target is a
-//                                      continuation token (the prompt's own tokens do not count)
+// clang-format off
+//   full      = prompt_ids (P) ++ cont_ids (C)            T = P + C
+//   x, y      = full[:-1], full[1:]                       (1, T - 1) each; logits row t predicts y[t]
+//   log_probs = log_softmax(model(x))                     (1, T - 1, V)
+//   logprob   = Σ log_probs[0, t, y[t]]  for t = P - 1 … T - 2
+//               (the C rows whose target is a continuation token; the prompt's own tokens do not count)
+// clang-format on
 // No autograd: evaluation never trains.
 #pragma once
 
@@ -33,6 +35,8 @@ struct ContinuationLogprob {
 /// continuation encodes to no token (check_continuation_ids).
 /// Example: a model with uniform logits over V = 64, prompt "abc", continuation "defgh", one
 /// token per character -> {-5·log(64), 5}.
+/// (The Python edition's name. Module 11's sequence_log_prob scores token ids through a model,
+/// module 14's sequence_logprob a masked batch of logits; this one starts from text.)
 ContinuationLogprob continuation_logprob(g2c::nn::Module& model,
                                          const g2c::sft::TokenEncoder& tokenizer,
                                          std::string_view prompt, std::string_view continuation);

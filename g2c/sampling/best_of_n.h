@@ -65,6 +65,9 @@ struct BestOfNResult {
 /// that are not a 1-D integer tensor of at least 2 ids in [0, V) and at most max_seq_len of them,
 /// and for a prompt_len < 0 or >= T (nothing left to score).
 /// Example: ids [1, 4, 7, 2, 9], prompt_len 3 -> log p(2 | 1 4 7) + log p(9 | 1 4 7 2).
+/// (Three modules score text this way, under the Python edition's three names, kept so a student
+/// can read either edition: sequence_log_prob here, one token sequence through a model;
+/// g2c::dpo::sequence_logprob, a masked batch of logits; g2c::eval::continuation_logprob, text.)
 double sequence_log_prob(g2c::transformer::TransformerLMImpl& model, const torch::Tensor& token_ids,
                          std::int64_t prompt_len = 0);
 

@@ -2,14 +2,16 @@
 // added, written out on a tiny N-d array with no LibTorch underneath.
 //
 // The rule (NumPy's and LibTorch's):
+// clang-format off
 //   1. align the two shapes on the right (their last dimensions face each other);
 //   2. pad the shorter one on the LEFT with 1s;
-//   3. in each dimension the sizes must be equal or one of them 1, else the shapes cannot
-//   broadcast;
-//   4. the output takes the larger size: a size-1 dimension is stretched, re-read at every
-//   position. (2, 1, 4) with (3, 4):  (2, 1, 4)
-//                           (1, 3, 4)   <- padded on the left
-//                        -> (2, 3, 4)
+//   3. in each dimension the sizes must be equal or one of them 1, else the shapes cannot broadcast;
+//   4. the output takes the larger size: a size-1 dimension is stretched, re-read at every position.
+//
+//      (2, 1, 4) with (3, 4):     (2, 1, 4)
+//                                 (1, 3, 4)   <- padded on the left
+//                              -> (2, 3, 4)
+// clang-format on
 // Nothing is copied to stretch a dimension: an input's stretched (or padded) dimension simply gets
 // stride 0 — moving along it does not move in that input's data.
 //

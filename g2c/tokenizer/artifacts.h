@@ -1,9 +1,11 @@
 // Tokenizer files and artifact directories, interoperable with the Python edition.
 //
+// clang-format off
 //   artifacts/tokenizers/<Name>/
-//     tokenizer.json   {"format": "g2c.bpe", "version": 2, "special_tokens": [...], "merges":
-//     [...]} ids.uint32       the encoded training sample: raw little-endian uint32 ids, no header
+//     tokenizer.json   {"format": "g2c.bpe", "version": 2, "special_tokens": [...], "merges": [...]}
+//     ids.uint32       the encoded training sample: raw little-endian uint32 ids, no header
 //     manifest.json    provenance: vocab sizes, characters, token count, chars per token, ...
+// clang-format on
 //
 // The course builds one artifact: ShakespeareTokenizer (vocab 4096, course special tokens, the
 // first 1,000,000 characters of TinyShakespeare), made by `scripts/setup.sh` or by

@@ -3,10 +3,12 @@
 //
 // Dimension legend: B batch, T sequence length, D embedding_dim, H num_heads, d = D / H, V vocab.
 // What changes, block by block (the parameters and the maths stay the same):
+// clang-format off
 //   LayerNorm   mean, var, (x - mean) / √(var + eps), γ·x̂ + β    ->  torch::layer_norm
-//   attention   softmax(mask(Q Kᵀ / √d)) V, (B, H, T, T) stored  ->
-//   at::scaled_dot_product_attention Linear      x @ W + b ->  torch::addmm on (B·T, D) rows FFN
-//   exact-erf GELU between the two Linears             ->  the same, through addmm
+//   attention   softmax(mask(Q Kᵀ / √d)) V, (B, H, T, T) stored  ->  at::scaled_dot_product_attention
+//   Linear      x @ W + b                                        ->  torch::addmm on (B·T, D) rows
+//   FFN         exact-erf GELU between the two Linears           ->  the same, through addmm
+// clang-format on
 // The fused attention never stores the (B, H, T, T) weights for the backward pass, and each fused
 // LayerNorm is one kernel forward and one backward instead of six elementwise ones.
 //
