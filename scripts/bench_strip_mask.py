@@ -13,11 +13,13 @@ optimizer on the same batches (TinyShakespeare ids from the ShakespeareTokenizer
 2048, windows drawn with generators seeded 1 and 2) and log the same way (the batch loss and a
 16-batch validation loss every 50 steps). Two comparisons, like with like (--path both, the
 default, runs the two):
-  lesson  07_strip_mask as a student runs it (the course's own modules: module 03's cross-entropy
-          as max-shift and log-sum-exp, module 03b's AdamW) against PyTorch computing the loss the
-          same way, with torch.optim.AdamW's loop over the parameters (foreach=False);
-  fused   07_strip_mask --fused (LibTorch's fused cross-entropy and AdamW, the attention still the
-          student's) against idiomatic PyTorch: F.cross_entropy and torch.optim.AdamW(fused=True).
+  lesson  07_strip_mask --path lesson, a student build's default (the course's own modules:
+          module 03's cross-entropy as max-shift and log-sum-exp, module 03b's AdamW) against
+          PyTorch computing the loss the same way, with torch.optim.AdamW's loop over the
+          parameters (foreach=False);
+  fused   07_strip_mask --path fast, the reference build's default (LibTorch's fused
+          cross-entropy and AdamW, the attention the lesson's) against idiomatic PyTorch:
+          F.cross_entropy and torch.optim.AdamW(fused=True).
 Both sides use nn.Linear-style layers and the same masked-softmax attention.
 
 Per run it prints the seconds of each side (C++ from its JSON: the whole loop, validation
@@ -157,7 +159,7 @@ def load_streams(config, build):
 
 def cpp_command(program, args, out, extra):
     command = [program, "--steps", str(args.steps), "--seed", str(args.seed), "--out", out, "--quiet",
-               "--no-plot", "--sample-tokens", "0"] + extra + (["--fused"] if args.fused else [])
+               "--no-plot", "--sample-tokens", "0", "--path", "fast" if args.fused else "lesson"] + extra
     return command + (["--data", "random"] if args.config == "random" else [])
 
 
@@ -186,7 +188,7 @@ def main():
     parser.add_argument("--repeats", type=int, default=1, help="alternate C++ and PyTorch this many times; "
                         "the tables show medians")
     parser.add_argument("--path", choices=("lesson", "fused", "both"), default="both",
-                        help="lesson: the course's formulas on both sides; fused: 07_strip_mask --fused "
+                        help="lesson: the course's formulas on both sides; fused: 07_strip_mask --path fast "
                         "against idiomatic PyTorch; both (default)")
     parser.add_argument("--no-pair", action="store_true", help="skip the side-by-side pair timings")
     parser.add_argument("--python-flush-denormal", action="store_true",
@@ -235,7 +237,7 @@ def compare(path, program, config, streams, args):
 
     median = statistics.median
     print()
-    print(f"path {path}: " + ("07_strip_mask --fused against idiomatic PyTorch" if args.fused else
+    print(f"path {path}: " + ("07_strip_mask --path fast against idiomatic PyTorch" if args.fused else
                               "07_strip_mask (the course's own code) against PyTorch computing the same "
                               "loss and AdamW step by step"))
     print(f"strip-mask, {args.config} configuration (V {config['V']}, T {config['T']}, D {config['D']}, "

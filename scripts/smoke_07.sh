@@ -11,6 +11,27 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
 "$bin/07_strip_mask" "${common[@]}" --data random --steps 60 --log-every 20 >/dev/null
 "$bin/07_strip_mask" "${common[@]}" --steps 30 --log-every 10 --context 32 --sample-tokens 20 >/dev/null
 "$bin/07_visualize" "${common[@]}" --steps 5 --batch 8 >/dev/null
+# The main job's path: fast by default where modules 03 and 03b are the reference's, lesson where
+# they are the student's; --path lesson on request.
+"$bin/07_strip_mask" --out "$out/lesson" --quiet --no-plot --data random --steps 20 \
+  --log-every 10 --sample-tokens 4 --path lesson >/dev/null
+"$python" - "$out" "$build/course_map.txt" <<'PY'
+import json, sys
+out, course_map = sys.argv[1], sys.argv[2]
+reference_03 = all(line.split()[3] == "solution" for line in open(course_map)
+                   if not line.startswith("#") and line.split()[0] in ("03", "03b"))
+default = json.load(open(f"{out}/strip_mask_random.json"))["config"]
+lesson = json.load(open(f"{out}/lesson/strip_mask_random.json"))["config"]
+expected = "fast" if reference_03 else "lesson"
+problems = []
+if default["path"] != expected or default["fused_kernels"] != (expected == "fast"):
+    problems.append(f"default path {default['path']!r}, expected {expected!r} in this build")
+if lesson["path"] != "lesson" or lesson["fused_kernels"]:
+    problems.append(f"--path lesson ran {lesson['path']!r}")
+if problems:
+    sys.exit("07_strip_mask --path: " + "; ".join(problems))
+print(f"ok 07_strip_mask runs {expected} by default here and lesson on request")
+PY
 
 "$python" "$ROOT/scripts/validate_07_results.py" "$out"
 "$ROOT/scripts/check_visualize_html.sh" "$out/attention.html"

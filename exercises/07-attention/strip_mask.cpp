@@ -42,8 +42,16 @@ struct Config {
   std::int64_t sample_tokens;     // generated after the prompt, per model
   std::int64_t random_vocab = 8;  // --data random: ids uniform over this many
   std::int64_t random_tokens = 4096;
-  bool fused = false;  // the fast path: LibTorch's fused cross-entropy and AdamW (--fused)
+  bool fused = false;  // --path fast: LibTorch's fused cross-entropy and AdamW around the attention
 };
+
+// Which path runs by default: the fast one where modules 03 and 03b are the reference's (the
+// reference build: the course's main job at full speed), the lesson's where they are the student's
+// own (a student build runs the student's loss and AdamW). CMake sets it per build.
+#ifndef G2C_STRIP_MASK_FAST_BY_DEFAULT
+#define G2C_STRIP_MASK_FAST_BY_DEFAULT 0
+#endif
+constexpr bool kFastByDefault = G2C_STRIP_MASK_FAST_BY_DEFAULT != 0;
 
 /// Where every random draw of the experiment comes from.
 struct Seeds {
@@ -148,10 +156,17 @@ void train(Run& run, const Config& config, const g2c::exercises::Corpus& corpus,
           .label(run.causal ? "causal" : "non-causal")
           .progress(progress)
           .fused_kernels(config.fused)
-          .files_to_check({"g2c/attention/self_attention.cpp (attention_weights)",
-                           "g2c/embeddings/token_embedding.cpp", "g2c/embeddings/positional.cpp",
-                           "g2c/nn/cross_entropy.cpp",
-                           config.optimizer == "sgd" ? "g2c/nn/sgd.cpp" : "g2c/nn/adamw.cpp"}));
+          .files_to_check(
+              config.fused
+                  ? std::vector<std::string>{"g2c/attention/self_attention.cpp "
+                                             "(attention_weights)",
+                                             "g2c/embeddings/token_embedding.cpp",
+                                             "g2c/embeddings/positional.cpp"}
+                  : std::vector<std::string>{
+                        "g2c/attention/self_attention.cpp (attention_weights)",
+                        "g2c/embeddings/token_embedding.cpp", "g2c/embeddings/positional.cpp",
+                        "g2c/nn/cross_entropy.cpp",
+                        config.optimizer == "sgd" ? "g2c/nn/sgd.cpp" : "g2c/nn/adamw.cpp"}));
 }
 
 /// The lesson, in numbers: did the non-causal run collapse, and did the causal one stay honest?
@@ -229,7 +244,7 @@ int main(int argc, char** argv) {
   std::string data = "tinyshakespeare", tokenizer = "bpe";
   std::int64_t bpe_vocab = 2048;
   bool sequential = false;
-  bool fused = false;
+  std::string path = kFastByDefault ? "fast" : "lesson";
   Overrides overrides;
   g2c::exercises::add_common_options(app, options);
   app.add_option("--data", data, "tinyshakespeare, or random (the control experiment)")
@@ -258,14 +273,21 @@ int main(int argc, char** argv) {
       ->check(CLI::NonNegativeNumber);
   app.add_flag("--sequential", sequential,
                "Train the two runs one after the other instead of side by side (same results)");
-  app.add_flag(
-      "--fused", fused,
-      "Fast path: the loss and AdamW through LibTorch's fused kernels "
-      "(g2c/nn/fused_cross_entropy.h, g2c/nn/fused_adamw.h) instead of your module 03 code; "
-      "the attention stays yours");
+  app.add_option("--path", path,
+                 "fast: the loss and AdamW through LibTorch's fused kernels "
+                 "(g2c/nn/fused_cross_entropy.h, g2c/nn/fused_adamw.h), the attention the "
+                 "lesson's; lesson: module 03's cross-entropy and AdamW as written in the course "
+                 "[this build: fast where modules 03 and 03b are the reference's, else lesson]")
+      ->check(CLI::IsMember({"fast", "lesson"}))
+      ->capture_default_str();
   return g2c::run_cli(app, argc, argv, [&] {
     Config config = configure(data, tokenizer, bpe_vocab, overrides);
-    config.fused = fused;
+    config.fused = path == "fast";
+    fmt::print("path: {}\n",
+               config.fused ? "fast — LibTorch's fused cross-entropy and AdamW around the lesson's "
+                              "attention (--path lesson: module 03's own)"
+                            : "lesson — module 03's cross-entropy and AdamW, every formula the "
+                              "course's (--path fast: LibTorch's fused kernels)");
     Seeds seeds;
     seeds.model = options.seed;
     const auto device = g2c::exercises::prepare(options);
@@ -339,6 +361,7 @@ int main(int argc, char** argv) {
                         {"embedding_dim", config.embedding_dim},
                         {"batch_size", config.batch_size},
                         {"optimizer", config.optimizer},
+                        {"path", config.fused ? "fast" : "lesson"},
                         {"fused_kernels", config.fused},
                         {"lr", config.lr},
                         {"weight_decay", config.weight_decay},
