@@ -3,7 +3,8 @@
 # and checks lora.json against exercises/13b-lora/README.md: adapters on exactly the targeted
 # layers, far fewer parameters trained than by full fine-tuning, the base weight untouched by
 # training, merged logits equal to unmerged ones, unmerge giving the base back, the adapter file
-# smaller than the model, scores with intervals, and the loss histories.
+# smaller than the model, the optimizer's state only for what it trains, scores with intervals,
+# and the loss histories.
 #   scripts/smoke_13b.sh [build dir]      (default build/reference)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
@@ -37,6 +38,12 @@ check(merge["max_logit_difference"] < 1e-4, f"merged logits: {merge['max_logit_d
 check(merge["unmerge_max_weight_difference"] < 1e-5, "unmerge gives the base weight back")
 check(os.path.getsize(lora["adapter"]) == lora["saved_bytes"] < full["saved_bytes"],
       "the adapter file is smaller than the model")
+# AdamW keeps m and v (float32) for exactly the parameters it trains: the optimizer holds no state
+# for the frozen base.
+for name, run in [("full", full), ("lora", lora)]:
+    check(run["optimizer_state_bytes"] == 2 * 4 * run["trainable"],
+          f"{name}: optimizer state {run['optimizer_state_bytes']} bytes, expected 2 x 4 x "
+          f"{run['trainable']} (m and v of the trained parameters only)")
 for run in [full, lora]:
     check(run["history"]["step"][-1] == 5, "six steps")
     check(all(math.isfinite(x) for x in run["history"]["train_loss"]), "finite losses")

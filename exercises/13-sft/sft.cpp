@@ -98,7 +98,8 @@ int main(int argc, char** argv) {
     const auto fine_tune = [&](const std::string& label, std::vector<SFTExample> train_examples,
                                g2c::transformer::TransformerLM& model) {
       return g2c::exercises::fine_tune(label, std::move(train_examples), model, trainer_options,
-                                       !options.quiet);
+                                       !options.quiet)
+          .history;
     };
     const auto report = g2c::exercises::print_scores;
     const auto load_base = [&] { return g2c::exercises::load_base(run.base, device, run.fused); };

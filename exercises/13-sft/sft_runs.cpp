@@ -11,6 +11,7 @@
 #include "exercises/common/data.h"
 #include "exercises/common/run_log.h"
 #include "g2c/core/errors.h"
+#include "g2c/nn/optim.h"
 #include "g2c/pretraining/model_artifact.h"
 #include "g2c/sft/chat_template.h"
 #include "g2c/sft/course_encoder.h"
@@ -140,19 +141,23 @@ g2c::transformer::TransformerLM load_base(const std::string& base, torch::Device
   return fast;
 }
 
-g2c::pretraining::TrainingHistory fine_tune(const std::string& label,
-                                            std::vector<g2c::sft::SFTExample> examples,
-                                            g2c::transformer::TransformerLM& model,
-                                            const g2c::sft::SFTTrainerOptions& options,
-                                            bool show_progress) {
+FineTuneRun fine_tune(const std::string& label, std::vector<g2c::sft::SFTExample> examples,
+                      g2c::transformer::TransformerLM& model,
+                      const g2c::sft::SFTTrainerOptions& options, bool show_progress) {
   g2c::sft::SFTTrainer trainer(model, std::move(examples), options);
+  std::int64_t state_bytes = 0;
+  if (const auto* adamw = dynamic_cast<const g2c::nn::AdamW*>(trainer.core.optimizer.get())) {
+    for (const auto* moments : {&adamw->m, &adamw->v}) {
+      for (const auto& t : *moments) state_bytes += t.numel() * t.element_size();
+    }
+  }
   RunLog log({.label = label,
               .steps = options.max_steps(),
               .show = show_progress,
               .advice = "Try a lower --lr."});
   auto history = trainer.train({}, g2c::pretraining::TrainOptions().on_log(log.callback()));
   log.finish();
-  return history;
+  return {std::move(history), state_bytes};
 }
 
 }  // namespace g2c::exercises

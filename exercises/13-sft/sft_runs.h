@@ -84,12 +84,18 @@ void print_scores(const std::string& label, const Scores& scores);
 g2c::transformer::TransformerLM load_base(const std::string& base, torch::Device device,
                                           bool fused);
 
+/// What a fine-tuning run leaves besides the tuned model.
+struct FineTuneRun {
+  g2c::pretraining::TrainingHistory history;
+  /// Bytes of the optimizer's own tensors (AdamW: m and v, one pair per parameter it was given,
+  /// read off the optimizer itself); 0 for SGD, which keeps none.
+  std::int64_t optimizer_state_bytes = 0;
+};
+
 /// One run of your SFTTrainer through module 10's loop, with a progress line labelled `label`
 /// (RunLog). TrainingDiverged (exit status 4) when the loss stops being finite.
-g2c::pretraining::TrainingHistory fine_tune(const std::string& label,
-                                            std::vector<g2c::sft::SFTExample> examples,
-                                            g2c::transformer::TransformerLM& model,
-                                            const g2c::sft::SFTTrainerOptions& options,
-                                            bool show_progress);
+FineTuneRun fine_tune(const std::string& label, std::vector<g2c::sft::SFTExample> examples,
+                      g2c::transformer::TransformerLM& model,
+                      const g2c::sft::SFTTrainerOptions& options, bool show_progress);
 
 }  // namespace g2c::exercises

@@ -88,11 +88,11 @@ int main(int argc, char** argv) {
       const auto trainer_options =
           g2c::exercises::sft_trainer_options(run, options, context, lr, device);
       const auto start = std::chrono::steady_clock::now();
-      auto history =
+      auto tuned =
           g2c::exercises::fine_tune(label, data.examples, model, trainer_options, !options.quiet);
       const double seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      return std::pair{history, seconds};
+      return std::pair{std::move(tuned), seconds};
     };
     // A few held-out prompts as one batch (T = the shortest, so no padding): the merge probe.
     std::vector<torch::Tensor> probes;
@@ -108,7 +108,7 @@ int main(int argc, char** argv) {
     // Full fine-tuning: every weight.
     auto full = g2c::exercises::load_base(run.base, device, run.fused);
     const auto full_count = g2c::lora::count_parameters(*full);
-    const auto [full_history, full_seconds] = train("full fine-tuning", full, config.lr_full);
+    const auto [full_run, full_seconds] = train("full fine-tuning", full, config.lr_full);
     const auto full_scores = score(full);
     g2c::exercises::print_scores("full fine-tuning", full_scores);
 
@@ -122,7 +122,7 @@ int main(int argc, char** argv) {
         "LoRA r {} alpha {} on {} layers: {} of {} parameters trainable ({:.2f}%)\n", config.rank,
         config.alpha, replaced.size(), lora_count.trainable, lora_count.total,
         100.0 * static_cast<double>(lora_count.trainable) / static_cast<double>(lora_count.total));
-    const auto [lora_history, lora_seconds] = train("LoRA", adapted, config.lr_lora);
+    const auto [lora_run, lora_seconds] = train("LoRA", adapted, config.lr_lora);
     const auto lora_scores = score(adapted);
     g2c::exercises::print_scores("LoRA", lora_scores);
     const bool base_frozen = torch::equal(
@@ -156,14 +156,17 @@ int main(int argc, char** argv) {
 
     const double full_step_ms = 1000.0 * full_seconds / static_cast<double>(options.steps);
     const double lora_step_ms = 1000.0 * lora_seconds / static_cast<double>(options.steps);
-    fmt::print("{:<18} {:>12} {:>14} {:>10}   speaker / completion\n", "", "trained", "saved",
-               "ms/step");
-    fmt::print("{:<18} {:>12} {:>11.1f} kB {:>10.0f}   {} / {}\n", "full fine-tuning",
-               full_count.trainable, model_bytes / 1e3, full_step_ms,
-               full_scores.speaker.exact.to_string(),
+    // The optimizer's state, read off the optimizer each run built: AdamW's m and v for every
+    // parameter it was given — all of them for full fine-tuning, the adapters alone for LoRA.
+    fmt::print("{:<18} {:>12} {:>14} {:>16} {:>10}   speaker / completion\n", "", "trained",
+               "saved", "optimizer state", "ms/step");
+    fmt::print("{:<18} {:>12} {:>11.1f} kB {:>13.1f} kB {:>10.0f}   {} / {}\n", "full fine-tuning",
+               full_count.trainable, model_bytes / 1e3, full_run.optimizer_state_bytes / 1e3,
+               full_step_ms, full_scores.speaker.exact.to_string(),
                full_scores.completion.first_word.to_string());
-    fmt::print("{:<18} {:>12} {:>11.1f} kB {:>10.0f}   {} / {}\n", "LoRA", lora_count.trainable,
-               adapter_bytes / 1e3, lora_step_ms, lora_scores.speaker.exact.to_string(),
+    fmt::print("{:<18} {:>12} {:>11.1f} kB {:>13.1f} kB {:>10.0f}   {} / {}\n", "LoRA",
+               lora_count.trainable, adapter_bytes / 1e3, lora_run.optimizer_state_bytes / 1e3,
+               lora_step_ms, lora_scores.speaker.exact.to_string(),
                lora_scores.completion.first_word.to_string());
 
     nlohmann::json result = g2c::exercises::run_metadata("13b_lora", options, device);
@@ -179,10 +182,14 @@ int main(int argc, char** argv) {
                         {"eval_items", run.eval_items},
                         {"fused", run.fused}};
     result["dataset"] = data.to_json();
-    result["full"] = {{"trainable", full_count.trainable}, {"total", full_count.total},
-                      {"saved_bytes", model_bytes},        {"seconds", full_seconds},
-                      {"ms_per_step", full_step_ms},       {"scores", full_scores.to_json()},
-                      {"history", full_history.to_json()}};
+    result["full"] = {{"trainable", full_count.trainable},
+                      {"total", full_count.total},
+                      {"saved_bytes", model_bytes},
+                      {"seconds", full_seconds},
+                      {"ms_per_step", full_step_ms},
+                      {"scores", full_scores.to_json()},
+                      {"history", full_run.history.to_json()},
+                      {"optimizer_state_bytes", full_run.optimizer_state_bytes}};
     result["lora"] = {{"replaced", replaced},
                       {"trainable", lora_count.trainable},
                       {"total", lora_count.total},
@@ -191,7 +198,8 @@ int main(int argc, char** argv) {
                       {"seconds", lora_seconds},
                       {"ms_per_step", lora_step_ms},
                       {"scores", lora_scores.to_json()},
-                      {"history", lora_history.to_json()},
+                      {"history", lora_run.history.to_json()},
+                      {"optimizer_state_bytes", lora_run.optimizer_state_bytes},
                       {"base_frozen", base_frozen}};
     result["merge"] = {{"max_logit_difference", merge_difference},
                        {"unmerge_max_weight_difference", unmerge_difference},

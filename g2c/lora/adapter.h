@@ -19,7 +19,9 @@
 //
 // The trainer's view. An optimizer built from model->parameters() keeps state for every tensor it
 // is given (AdamW: m and v), frozen or not: two full copies of a frozen model, exactly the memory
-// LoRA exists to save. LoRAModel passes forward through and lists only what training can move.
+// LoRA exists to save. LoRAModel passes forward through and lists only what training can move
+// (module 10's Trainer, which SFTTrainer holds, makes the same choice itself: its optimizer gets
+// only the parameters that require gradients; 13b_lora measures both optimizers' state).
 // LibTorch's parameters() is not virtual, so the view has names of its own for that list
 // (trainable_parameters) rather than an override.
 //

@@ -116,10 +116,11 @@ struct Checkpoint {
 
 class Trainer {
  public:
-  /// Resolves the device, moves the model there, then builds the optimizer on its parameters
-  /// (g2c::nn::make_optimizer: SGD(max_lr, weight_decay) or AdamW(max_lr, default betas and eps,
-  /// weight_decay), FusedAdamW with fused_kernels); step = 0.
-  /// ValueError for an unknown optimizer name or an unavailable device.
+  /// Resolves the device, moves the model there, then builds the optimizer on its parameters that
+  /// require gradients — a frozen one gets no optimizer state — (g2c::nn::make_optimizer:
+  /// SGD(max_lr, weight_decay) or AdamW(max_lr, default betas and eps, weight_decay), FusedAdamW
+  /// with fused_kernels); step = 0. ValueError for an unknown optimizer name, an unavailable
+  /// device, or a model with no parameter to train.
   /// Example: Trainer trainer(model, TrainerOptions(/*batch_size=*/32, /*context_length=*/128,
   ///          /*max_steps=*/1000, /*max_lr=*/6e-4).optimizer("adamw").grad_clip(1.0));
   Trainer(std::shared_ptr<g2c::nn::Module> model, TrainerOptions options);

@@ -56,9 +56,20 @@ Trainer::Trainer(std::shared_ptr<g2c::nn::Module> model_, TrainerOptions options
         fmt::format("optimizer must be 'sgd' or 'adamw', got '{}'", options.optimizer()));
   }
   // Move first: the optimizer holds the parameter tensors themselves (and AdamW creates m and v
-  // beside them), so it must see them where they will live.
+  // beside them), so it must see them where they will live. It gets only the parameters that
+  // require gradients: a frozen one (LoRA's base weights, module 13b) is never updated, so AdamW
+  // keeps no moments for it — that is where LoRA's optimizer memory saving comes from.
   model->to(device);
-  optimizer = g2c::nn::make_optimizer(optimizer_name, model->parameters(), options.max_lr(),
+  std::vector<torch::Tensor> trainable;
+  for (const auto& p : model->parameters()) {
+    if (p.requires_grad()) trainable.push_back(p);
+  }
+  if (trainable.empty()) {
+    throw ValueError(
+        "Trainer has nothing to train: every parameter of the model has requires_grad false "
+        "(freeze only part of it, e.g. with mark_only_lora_trainable after inject_lora)");
+  }
+  optimizer = g2c::nn::make_optimizer(optimizer_name, std::move(trainable), options.max_lr(),
                                       options.weight_decay(), options.fused_kernels());
 }
 
