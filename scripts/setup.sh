@@ -138,7 +138,7 @@ fi
 
 elapsed=$((SECONDS - start))
 if ((${#changed[@]})); then
-  echo "setup: done in ${elapsed}s (${#changed[@]} change(s)). Next: cmake --build --preset student && ctest --preset student -L '^01$'"
+  echo "setup: done in ${elapsed}s (${#changed[@]} change(s)). Next: cmake --build --preset student --target module-01 && ctest --preset student -L '^01$'"
 else
   echo "setup: everything already in place (${elapsed}s)"
 fi
