@@ -25,6 +25,7 @@
 #include "g2c/training/schedule.h"
 #include "g2c/transformer/transformer_lm.h"
 #include "one_thread.h"
+#include "recipe_check.h"
 #include "torch_test.h"
 
 using g2c::pretraining::lm_cross_entropy;
@@ -555,28 +556,8 @@ TEST_CASE("sft_trainer_steps_follow_the_recipe") {
                    << ": the masked loss of this step's batch, before the update");
       CHECK(metrics.loss == Approx(loss.item<double>()).epsilon(1e-6));
     }
-    {
-      INFO("step " << step << ": lr " << metrics.lr << " vs " << lr
-                   << ": read this step's lr with lr() before core.step += 1");
-      CHECK(metrics.lr == Approx(lr).epsilon(1e-12));
-    }
-    {
-      INFO("step " << step << ": grad_norm " << metrics.grad_norm << " vs " << norm
-                   << (step > 0 ? ": the gradients still hold the previous step's — call "
-                                  "core.optimizer->zero_grad() before backward()"
-                                : ": clip after backward and before the update; grad_norm is "
-                                  "clip_grad_norm_'s value"));
-      CHECK(metrics.grad_norm == Approx(norm).epsilon(1e-6));
-    }
-    const auto params = model->parameters(), twin_params = twin->parameters();
-    double worst = 0.0;
-    for (std::size_t i = 0; i < params.size(); ++i) {
-      worst = std::max(worst, g2c::testing::max_abs_diff(params[i], twin_params[i]));
-    }
-    INFO("largest parameter difference after step " << step << ": " << worst
-                                                    << " (zero_grad before backward; one "
-                                                       "optimizer step per train_step)");
-    CHECK(worst < 1e-6);
+    g2c::testing::check_step_follows_recipe(step, metrics.lr, lr, metrics.grad_norm, norm,
+                                            model->parameters(), twin->parameters());
   }
   CHECK(trainer.step() == 2);
 }
