@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdio>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -138,6 +140,19 @@ struct Run {
   std::string sample{};
 };
 
+/// The student files a diverging run points at: the model's, and on the lesson path module 03's
+/// loss and optimizer as well (the fast path runs LibTorch's instead).
+std::vector<std::string> files_to_check(const Config& config) {
+  std::vector<std::string> files = {"g2c/attention/self_attention.cpp (attention_weights)",
+                                    "g2c/embeddings/token_embedding.cpp",
+                                    "g2c/embeddings/positional.cpp"};
+  if (!config.fused) {
+    files.push_back("g2c/nn/cross_entropy.cpp");
+    files.push_back(config.optimizer == "sgd" ? "g2c/nn/sgd.cpp" : "g2c/nn/adamw.cpp");
+  }
+  return files;
+}
+
 void train(Run& run, const Config& config, const g2c::exercises::Corpus& corpus, const Seeds& seeds,
            const g2c::exercises::ProgressSink& progress) {
   const auto optimizer = g2c::nn::make_optimizer(config.optimizer, run.model->parameters(),
@@ -148,25 +163,14 @@ void train(Run& run, const Config& config, const g2c::exercises::Corpus& corpus,
       g2c::exercises::WindowSampler(corpus.val, config.context_length, config.batch_size,
                                     TargetRule::kWithinWindow, 0)
           .fixed(config.val_batches, seeds.validation);
-  run.result = g2c::exercises::train_language_model(
-      *run.model, *optimizer, batches, validation,
-      g2c::exercises::LoopOptions()
-          .steps(config.steps)
-          .log_every(config.log_every)
-          .label(run.causal ? "causal" : "non-causal")
-          .progress(progress)
-          .fused_kernels(config.fused)
-          .files_to_check(
-              config.fused
-                  ? std::vector<std::string>{"g2c/attention/self_attention.cpp "
-                                             "(attention_weights)",
-                                             "g2c/embeddings/token_embedding.cpp",
-                                             "g2c/embeddings/positional.cpp"}
-                  : std::vector<std::string>{
-                        "g2c/attention/self_attention.cpp (attention_weights)",
-                        "g2c/embeddings/token_embedding.cpp", "g2c/embeddings/positional.cpp",
-                        "g2c/nn/cross_entropy.cpp",
-                        config.optimizer == "sgd" ? "g2c/nn/sgd.cpp" : "g2c/nn/adamw.cpp"}));
+  run.result = g2c::exercises::train_language_model(*run.model, *optimizer, batches, validation,
+                                                    g2c::exercises::LoopOptions()
+                                                        .steps(config.steps)
+                                                        .log_every(config.log_every)
+                                                        .label(run.causal ? "causal" : "non-causal")
+                                                        .progress(progress)
+                                                        .fused_kernels(config.fused)
+                                                        .files_to_check(files_to_check(config)));
 }
 
 /// The lesson, in numbers: did the non-causal run collapse, and did the causal one stay honest?

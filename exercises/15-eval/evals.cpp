@@ -54,8 +54,8 @@ std::vector<g2c::eval::GenerationExample> generation_examples(const std::vector<
 }
 
 std::string base_artifact_of(const nlohmann::json& manifest) {
-  const auto found = manifest.find("base_artifact");
-  return found != manifest.end() && found->is_string() ? found->get<std::string>() : std::string();
+  return g2c::pretraining::read_manifest_summary(manifest, "manifest.json")
+      .base_artifact.value_or("");
 }
 
 Proportion accuracy_of(const g2c::eval::EvalReport& report) {

@@ -36,8 +36,8 @@ struct ModelEval {
   double seconds = 0.0;
 };
 
-/// The manifest's base_artifact (the model it was tuned from); "" for a base model (absent or
-/// null).
+/// The manifest's base_artifact (the model it was tuned from), read as every manifest reader reads
+/// it (g2c::pretraining::read_manifest_summary); "" for a base model (absent or null).
 std::string base_artifact_of(const nlohmann::json& manifest);
 
 /// Accuracy with its 95 % Wilson interval, from a report.
