@@ -7,7 +7,8 @@ in idiomatic PyTorch, on this machine, one after the other, with the same thread
     .venv/bin/python scripts/bench_pretrain.py --path lesson --steps 20 --threads 1
     .venv/bin/python scripts/bench_pretrain.py --python-only --steps 5 --threads 1  # no C++ build
     options: --build build/reference  --steps N  --threads 2  --preset cpu  --vocab 0  --seed 0
-             --repeats 1  --path lesson|fused|both  --python-flush-denormal  --json PATH
+             --repeats 1  --path lesson|fused|both  --python-flush-denormal  --device cpu|cuda
+             --json PATH
 
 Two comparisons, like with like (--path both runs the two):
   lesson  10_pretrain as a student runs it (the course's own LayerNorm, attention, cross-entropy
@@ -54,7 +55,9 @@ divided the same way. With --preset cpu and the default 200 steps that is 3 eval
 forward-only batches and 2 checkpoints per side, a few per cent of the time. --steps replaces the
 preset's step count, and so the horizon of the cosine schedule, as in 10_pretrain. The C++
 program flushes denormal floats to zero; idiomatic PyTorch does not (--python-flush-denormal makes
-it). Both run on the CPU (10_pretrain gets --device cpu).
+it). Both run on the CPU by default; --device cuda runs both on the GPU (10_pretrain gets the same
+--device; batches are drawn on the CPU from the same generator on both sides and then moved, the
+timer stops after the device has finished).
 
 Prints, per side: steps, seconds, tokens/s, final train loss (the last step's batch) and final
 validation loss, then the ratio C++ / PyTorch tokens/s (> 1: C++ is faster) and the step-0 losses
@@ -284,6 +287,8 @@ def python_run(setup, args, fused):
     model = TransformerLM(m["vocab_size"], m["embedding_dim"], m["num_layers"], m["num_heads"],
                           m["max_seq_len"], m["hidden"], fused)
     model.course_init(args.seed)
+    device = torch.device(args.device)
+    model.to(device)
     parameters = sum(p.numel() for p in model.parameters())
     optimizer = torch.optim.AdamW(model.parameters(), lr=o["max_lr"], betas=(0.9, 0.999), eps=1e-8,
                                   weight_decay=o["weight_decay"], fused=fused or None)
@@ -295,7 +300,7 @@ def python_run(setup, args, fused):
         with torch.no_grad():
             total = 0.0
             for _ in range(t["eval_iters"]):
-                x, y = get_lm_batch(val_ids, B, T, generator)
+                x, y = (batch.to(device) for batch in get_lm_batch(val_ids, B, T, generator))
                 logits = model(x)
                 total += cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1),
                                        fused).item()
@@ -305,7 +310,7 @@ def python_run(setup, args, fused):
         checkpoint = os.path.join(folder, "pretrain.pt")
         start = time.perf_counter()
         for step in range(steps):
-            x, y = get_lm_batch(train_ids, B, T, generator)
+            x, y = (batch.to(device) for batch in get_lm_batch(train_ids, B, T, generator))
             lr = cosine_with_warmup(step, t["warmup_steps"], steps, o["max_lr"], o["min_lr"])
             for group in optimizer.param_groups:
                 group["lr"] = lr
@@ -325,6 +330,8 @@ def python_run(setup, args, fused):
                 history["val_loss"].append(evaluate())
             if (step + 1) % t["checkpoint_every"] == 0 or done:
                 save_checkpoint(checkpoint, model, optimizer, generator, step + 1, history)
+        if device.type == "cuda":
+            torch.cuda.synchronize()
         seconds = time.perf_counter() - start
     return {"parameters": parameters, "seconds": seconds, "tokens_per_s": steps * B * T / seconds,
             "history": history, "final": {"steps_completed": steps,
@@ -342,7 +349,7 @@ def cpp_run(program, args, fused):
         out = os.path.join(folder, "out")
         command = [program, "--preset", args.preset, "--steps", str(args.steps), "--threads",
                    str(args.threads), "--seed", str(args.seed), "--vocab", str(args.vocab),
-                   "--device", "cpu", "--out", out, "--artifact-dir", os.path.join(folder, "model"),
+                   "--device", args.device, "--out", out, "--artifact-dir", os.path.join(folder, "model"),
                    "--quiet", "--no-plot"] + (["--fused"] if fused else [])
         env = dict(os.environ, OMP_NUM_THREADS=str(args.threads))
         done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
@@ -402,10 +409,14 @@ def main():
                         "(idiomatic PyTorch does not)")
     parser.add_argument("--python-only", action="store_true", help="run only the PyTorch side (no C++ "
                         "build needed at --vocab 0): a check of the script itself")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                        help="where both sides train (default: cpu)")
     parser.add_argument("--json", metavar="PATH", help="also write the numbers to this JSON file")
     args = parser.parse_args()
     if args.steps < 1 or args.threads < 1 or args.repeats < 1:
         parser.error("--steps, --threads and --repeats must be at least 1")
+    if args.device == "cuda" and not torch.cuda.is_available():
+        parser.error("--device cuda: this PyTorch sees no CUDA device")
     program = os.path.join(args.build, "bin", "10_pretrain")
     if not args.python_only and not os.path.exists(program):
         sys.exit(f"{program} not found: cmake --build {os.path.relpath(args.build, ROOT)} --target "
@@ -433,7 +444,7 @@ def main():
     paths = ("lesson", "fused") if args.path == "both" else (args.path,)
     records = {path: compare(path, program, setup, closed_form, args) for path in paths}
     if args.json:
-        record = {"preset": args.preset, "steps": args.steps, "threads": args.threads, "seed": args.seed,
+        record = {"preset": args.preset, "device": args.device, "steps": args.steps, "threads": args.threads, "seed": args.seed,
                   "vocab_size": V, "parameters": closed_form, "training": setup["training"],
                   "python_flush_denormal": args.python_flush_denormal, "repeats": args.repeats,
                   "torch_version": torch.__version__, "paths": records}
@@ -468,7 +479,8 @@ def compare(path, program, setup, closed_form, args):
     print(f"preset {args.preset} (B {B} x T {T} = {B * T} tokens a step, warmup "
           f"{preset['warmup_steps']}, evaluation every {preset['eval_every']} steps x "
           f"{preset['eval_iters']} batches, checkpoint every {preset['checkpoint_every']}), V {V}, "
-          f"{closed_form:,} parameters on both sides, {args.steps} steps, {args.threads} threads, "
+          f"{closed_form:,} parameters on both sides, {args.steps} steps, on {args.device}, "
+          f"{args.threads} threads, "
           f"torch {torch.__version__}"
           + (f" (C++ built with {cpp_runs[-1]['torch_version']})" if cpp_runs else "")
           + (", PyTorch flushing denormals" if args.python_flush_denormal else "")
