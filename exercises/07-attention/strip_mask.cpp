@@ -164,7 +164,7 @@ void train(Run& run, const Config& config, const g2c::exercises::Corpus& corpus,
                                     TargetRule::kWithinWindow, 0)
           .fixed(config.val_batches, seeds.validation);
   run.result = g2c::exercises::train_language_model(*run.model, *optimizer, batches, validation,
-                                                    g2c::exercises::LoopOptions()
+                                                    g2c::exercises::TrainLanguageModelOptions()
                                                         .steps(config.steps)
                                                         .log_every(config.log_every)
                                                         .label(run.causal ? "causal" : "non-causal")

@@ -114,7 +114,7 @@ int main(int argc, char** argv) {
                                           TargetRule::kWithinWindow, config.data_seed);
     const auto training = g2c::exercises::train_language_model(
         *model, optimizer, batches, /*validation=*/{},
-        g2c::exercises::LoopOptions()
+        g2c::exercises::TrainLanguageModelOptions()
             .steps(options.steps)
             .log_every(1)
             .label("probe")

@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
                                             options.seed + 1);  // the same batches for every H
       const auto training = g2c::exercises::train_language_model(
           *model, optimizer, batches, /*validation=*/{},
-          g2c::exercises::LoopOptions()
+          g2c::exercises::TrainLanguageModelOptions()
               .steps(options.steps)
               .log_every(config.log_every)
               .label(fmt::format("H={}", heads))

@@ -27,7 +27,7 @@ g2c::exercises::TrainResult train_on_stream(g2c::nn::Module& model, const torch:
                                         settings.batch_seed);
   return g2c::exercises::train_language_model(
       model, *optimizer, batches, /*validation=*/{},
-      g2c::exercises::LoopOptions()
+      g2c::exercises::TrainLanguageModelOptions()
           .steps(settings.steps)
           .log_every(settings.log_every)
           .label(label)

@@ -41,7 +41,7 @@ class ProgressBoard {
  public:
   ProgressBoard(std::vector<std::string> labels, std::int64_t total, bool enabled = true);
 
-  /// Where run `slot` reports (LoopOptions::progress).
+  /// Where run `slot` reports (TrainLanguageModelOptions::progress).
   ProgressSink sink(std::size_t slot);
 
  private:

@@ -70,7 +70,7 @@ std::string diagnose(g2c::nn::Module& model, const TokenBatch& batch, std::int64
 }
 
 [[noreturn]] void stop_diverged(g2c::nn::Module& model, const TokenBatch& batch, double loss,
-                                std::int64_t step, const LoopOptions& options) {
+                                std::int64_t step, const TrainLanguageModelOptions& options) {
   std::string message =
       fmt::format("{}: the training loss is {} at step {} ({}). Training stopped here.\n  Why: {}",
                   options.label(), std::isnan(loss) ? "NaN" : "infinite", step,
@@ -104,7 +104,7 @@ double mean_loss(g2c::nn::Module& model, const std::vector<TokenBatch>& batches,
 
 TrainResult train_language_model(g2c::nn::Module& model, g2c::nn::Optimizer& optimizer,
                                  WindowSampler& batches, const std::vector<TokenBatch>& validation,
-                                 const LoopOptions& options) {
+                                 const TrainLanguageModelOptions& options) {
   if (options.steps() < 1 || options.log_every() < 1) {
     throw ValueError(fmt::format("training needs steps >= 1 and log_every >= 1, got {} and {}",
                                  options.steps(), options.log_every()));

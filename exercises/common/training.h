@@ -6,8 +6,8 @@
 //   g2c::exercises::WindowSampler batches(corpus.train, T, B, TargetRule::kNextToken, /*seed=*/1);
 //   const auto validation = WindowSampler(corpus.val, T, B, TargetRule::kNextToken, 0).fixed(16, 0);
 //   g2c::nn::AdamW optimizer(model->parameters(), 3e-3);
-//   const auto result = g2c::exercises::train_language_model(
-//       *model, optimizer, batches, validation, LoopOptions().steps(2000).label("causal"));
+//   const auto result = g2c::exercises::train_language_model(*model, optimizer, batches, validation,
+//       TrainLanguageModelOptions().steps(2000).label("causal"));
 //   result.final_train_loss;  // and the curves, timings and tokens/s
 // clang-format on
 //
@@ -43,7 +43,7 @@ struct ProgressSink {
 };
 
 /// The settings of train_language_model, the exercises' one training loop.
-struct LoopOptions {
+struct TrainLanguageModelOptions {
   TORCH_ARG(std::int64_t, steps) = 1000;
   /// Record the training and validation loss every this many steps, and at the last step.
   TORCH_ARG(std::int64_t, log_every) = 50;
@@ -87,7 +87,7 @@ using g2c::TrainingDiverged;
 /// loss that is NaN or infinite.
 TrainResult train_language_model(g2c::nn::Module& model, g2c::nn::Optimizer& optimizer,
                                  WindowSampler& batches, const std::vector<TokenBatch>& validation,
-                                 const LoopOptions& options);
+                                 const TrainLanguageModelOptions& options);
 
 /// Mean next_token_loss of `model` over `batches` (the fused loss with `fused`), without
 /// gradients, in eval() mode.

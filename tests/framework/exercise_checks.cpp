@@ -18,10 +18,10 @@
 #include "torch_test.h"
 
 using Catch::Matchers::Contains;
-using g2c::exercises::LoopOptions;
 using g2c::exercises::TargetRule;
 using g2c::exercises::TinyAttentionLM;
 using g2c::exercises::TinyAttentionLMOptions;
+using g2c::exercises::TrainLanguageModelOptions;
 using g2c::exercises::WindowSampler;
 using g2c::testing::close;
 using g2c::testing::max_abs_diff;
@@ -61,7 +61,7 @@ g2c::exercises::TrainResult train_model(TinyAttentionLM model, std::uint64_t bat
       WindowSampler(stream, kContext, 4, TargetRule::kWithinWindow, 0).fixed(3, 9);
   return g2c::exercises::train_language_model(
       *model, optimizer, batches, validation,
-      LoopOptions().steps(steps).log_every(4).show_progress(false));
+      TrainLanguageModelOptions().steps(steps).log_every(4).show_progress(false));
 }
 
 g2c::exercises::TrainResult train_briefly(std::uint64_t model_seed, std::uint64_t batch_seed) {
@@ -204,7 +204,8 @@ TEST_CASE("one_step_lowers_the_loss_on_a_fixed_batch", "[exercises]") {
   }
   const double before = g2c::exercises::mean_loss(*model, fixed);
   const auto result = g2c::exercises::train_language_model(
-      *model, *optimizer, batches, fixed, LoopOptions().steps(1).show_progress(false));
+      *model, *optimizer, batches, fixed,
+      TrainLanguageModelOptions().steps(1).show_progress(false));
   const double after = g2c::exercises::mean_loss(*model, fixed);
   INFO((sgd ? "SGD" : "AdamW") << ": loss " << before << " -> " << after);
   CHECK(result.final_train_loss == Approx(before).epsilon(1e-6));
@@ -250,14 +251,15 @@ TEST_CASE("training_stops_at_a_fully_masked_row_with_a_diagnosis", "[exercises]"
   WindowSampler batches(pattern_stream(50), 4, 2, TargetRule::kWithinWindow, 0);
   CHECK_THROWS_AS(g2c::exercises::train_language_model(
                       *model, optimizer, batches, {},
-                      LoopOptions().steps(5).show_progress(false).label("masked")),
+                      TrainLanguageModelOptions().steps(5).show_progress(false).label("masked")),
                   g2c::exercises::TrainingDiverged);
-  CHECK_THROWS_WITH(g2c::exercises::train_language_model(
-                        *model, optimizer, batches, {},
-                        LoopOptions().steps(5).show_progress(false).label("masked").files_to_check(
-                            {"g2c/attention/self_attention.cpp"})),
-                    Contains("NaN at step 0") && Contains("fully masked") &&
-                        Contains("g2c/attention/self_attention.cpp"));
+  CHECK_THROWS_WITH(
+      g2c::exercises::train_language_model(
+          *model, optimizer, batches, {},
+          TrainLanguageModelOptions().steps(5).show_progress(false).label("masked").files_to_check(
+              {"g2c/attention/self_attention.cpp"})),
+      Contains("NaN at step 0") && Contains("fully masked") &&
+          Contains("g2c/attention/self_attention.cpp"));
 }
 
 TEST_CASE("training_stops_when_a_huge_learning_rate_breaks_the_weights", "[exercises]") {
@@ -265,8 +267,8 @@ TEST_CASE("training_stops_when_a_huge_learning_rate_breaks_the_weights", "[exerc
   g2c::nn::SGD optimizer(model->parameters(), 1e12);
   WindowSampler batches(pattern_stream(200), kContext, 8, TargetRule::kWithinWindow, 0);
   try {
-    g2c::exercises::train_language_model(*model, optimizer, batches, {},
-                                         LoopOptions().steps(50).show_progress(false));
+    g2c::exercises::train_language_model(
+        *model, optimizer, batches, {}, TrainLanguageModelOptions().steps(50).show_progress(false));
     FAIL("training with lr 1e12 did not stop");
   } catch (const g2c::exercises::TrainingDiverged& error) {
     const std::string message = error.what();
