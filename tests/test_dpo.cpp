@@ -33,6 +33,7 @@ using g2c::dpo::DPOTrainerOptions;
 using g2c::dpo::pad_and_collate_pref;
 using g2c::dpo::PreferenceExample;
 using g2c::dpo::sequence_logprob;
+using g2c::testing::with_recipe;
 using g2c::training::cosine_with_warmup;
 using g2c::transformer::TransformerLM;
 using g2c::transformer::TransformerLMOptions;
@@ -436,14 +437,16 @@ TEST_CASE("dpo_trainer_construction_defaults", "[clean]") {
   CHECK(trainer.max_steps() == 10);
   CHECK(trainer.batch_size() == 2);
   CHECK(trainer.step() == 0);
-  CHECK(dynamic_cast<g2c::nn::AdamW*>(trainer.core.optimizer.get()) != nullptr);
+  CHECK(dynamic_cast<g2c::nn::AdamW*>(trainer.trainer.optimizer.get()) != nullptr);
   CHECK(trainer.device() == g2c::nn::resolve_device("auto"));
 }
 
 TEST_CASE("dpo_trainer_explicit_cpu_device_moves_model_params", "[clean]") {
   auto model = make_tiny_model();
   auto ref = clone_model(model);
-  DPOTrainer trainer(model, ref, make_tiny_dataset(), tiny_options(10, 1e-4).device("cpu"));
+  DPOTrainer trainer(
+      model, ref, make_tiny_dataset(),
+      with_recipe(tiny_options(10, 1e-4), [&](auto& recipe) { recipe.device("cpu"); }));
   CHECK(trainer.device() == torch::Device(torch::kCPU));
   for (const auto& p : model->parameters()) CHECK(p.device().is_cpu());
   for (const auto& p : ref->parameters()) CHECK(p.device().is_cpu());
@@ -456,7 +459,7 @@ TEST_CASE("dpo_trainer_optimizer_only_on_policy", "[clean]") {
   std::vector<const void*> policy, reference, optimized;
   for (const auto& p : model->parameters()) policy.push_back(identity(p));
   for (const auto& p : ref->parameters()) reference.push_back(identity(p));
-  for (const auto& p : trainer.core.optimizer->params()) optimized.push_back(identity(p));
+  for (const auto& p : trainer.trainer.optimizer->params()) optimized.push_back(identity(p));
   for (auto* list : {&policy, &reference, &optimized}) std::sort(list->begin(), list->end());
   INFO("the optimizer holds exactly the policy's parameters, none of the reference's");
   CHECK(optimized == policy);
@@ -497,8 +500,9 @@ TEST_CASE("dpo_trainer_bad_beta_raises", "[clean]") {
 
 TEST_CASE("dpo_trainer_lr_uses_cosine_schedule") {
   auto model = make_tiny_model();
-  DPOTrainer trainer(model, clone_model(model), make_tiny_dataset(),
-                     tiny_options(100, 1e-4).warmup_steps(10));
+  DPOTrainer trainer(
+      model, clone_model(model), make_tiny_dataset(),
+      with_recipe(tiny_options(100, 1e-4), [&](auto& recipe) { recipe.warmup_steps(10); }));
   INFO("DPOTrainer::lr is module 10's schedule: it needs your cosine_with_warmup (module 03b)");
   CHECK(trainer.lr(0) == py_approx(cosine_with_warmup(0, 10, 100, 1e-4, 0.0)));
   CHECK(trainer.lr(50) == py_approx(cosine_with_warmup(50, 10, 100, 1e-4, 0.0)));
@@ -509,8 +513,9 @@ TEST_CASE("dpo_trainer_lr_uses_cosine_schedule") {
 TEST_CASE("dpo_trainer_train_step_returns_metrics") {
   torch::manual_seed(0);
   auto model = make_tiny_model();
-  DPOTrainer trainer(model, clone_model(model), make_tiny_dataset(),
-                     tiny_options(10, 1e-3).grad_clip(1.0));
+  DPOTrainer trainer(
+      model, clone_model(model), make_tiny_dataset(),
+      with_recipe(tiny_options(10, 1e-3), [&](auto& recipe) { recipe.grad_clip(1.0); }));
   const auto m = trainer.train_step();
   INFO("loss " << m.loss << ", lr " << m.lr << ", grad_norm " << m.grad_norm << ", chosen_reward "
                << m.chosen_reward << ", rejected_reward " << m.rejected_reward << ", reward_margin "
@@ -519,7 +524,7 @@ TEST_CASE("dpo_trainer_train_step_returns_metrics") {
                              m.reward_margin, m.accuracy}) {
     CHECK(std::isfinite(value));
   }
-  INFO("train_step ends with core.step += 1");
+  INFO("train_step ends with trainer.step += 1");
   CHECK(trainer.step() == 1);
 }
 
@@ -542,9 +547,10 @@ TEST_CASE("dpo_trainer_loss_decreases") {
   torch::manual_seed(0);
   auto model = make_tiny_model();
   DPOTrainer trainer(model, clone_model(model), make_tiny_dataset(4),
-                     tiny_options(30, 1e-2).warmup_steps(2).grad_clip(1.0));
+                     with_recipe(tiny_options(30, 1e-2),
+                                 [&](auto& recipe) { recipe.warmup_steps(2).grad_clip(1.0); }));
   const auto history = trainer.train();
-  const auto& losses = history.losses.train_loss;
+  const auto& losses = history.train_loss;
   REQUIRE(losses.size() >= 2);
   const double initial = losses.front(), final = losses.back();
   INFO("30 DPO steps should lower the loss by at least 5%: initial "
@@ -558,7 +564,9 @@ TEST_CASE("dpo_trainer_ref_model_unchanged") {
   auto ref = clone_model(model);
   std::vector<torch::Tensor> before;
   for (const auto& p : ref->parameters()) before.push_back(p.detach().clone());
-  DPOTrainer trainer(model, ref, make_tiny_dataset(), tiny_options(20, 1e-2).grad_clip(1.0));
+  DPOTrainer trainer(
+      model, ref, make_tiny_dataset(),
+      with_recipe(tiny_options(20, 1e-2), [&](auto& recipe) { recipe.grad_clip(1.0); }));
   trainer.train();
   const auto after = ref->parameters();
   REQUIRE(after.size() == before.size());
@@ -573,8 +581,9 @@ TEST_CASE("dpo_trainer_ref_model_unchanged") {
 TEST_CASE("dpo_trainer_evaluate_returns_metrics_dict") {
   torch::manual_seed(0);
   auto model = make_tiny_model();
-  DPOTrainer trainer(model, clone_model(model), make_tiny_dataset(),
-                     tiny_options(10, 1e-4).eval_iters(3));
+  DPOTrainer trainer(
+      model, clone_model(model), make_tiny_dataset(),
+      with_recipe(tiny_options(10, 1e-4), [&](auto& recipe) { recipe.eval_iters(3); }));
   const auto val = trainer.evaluate(make_tiny_dataset());
   INFO(
       "evaluate averages dpo_loss over eval_iters batches: it needs your sequence_logprob and "
@@ -599,23 +608,25 @@ TEST_CASE("dpo_trainer_steps_follow_the_recipe") {
   // step's rate differs from the first, so a counter moved before the lr is read shows; the
   // second step's gradients are fresh only if the first step's were zeroed.
   const auto examples = make_tiny_dataset();
-  const auto options = tiny_options(10, 1e-2).warmup_steps(3).grad_clip(0.05).device("cpu");
+  const auto options = with_recipe(tiny_options(10, 1e-2), [&](auto& recipe) {
+    recipe.warmup_steps(3).grad_clip(0.05).device("cpu");
+  });
   torch::manual_seed(3);
   auto model = make_tiny_model();
   auto twin = clone_model(model);
   auto generator = at::make_generator<at::CPUGeneratorImpl>(5);
   auto twin_generator = at::make_generator<at::CPUGeneratorImpl>(5);
   DPOTrainer trainer(model, clone_model(model), examples,
-                     DPOTrainerOptions(options).generator(generator));
+                     with_recipe(options, [&](auto& recipe) { recipe.generator(generator); }));
   DPOTrainer recipe(twin, clone_model(model), examples,
-                    DPOTrainerOptions(options).generator(twin_generator));
+                    with_recipe(options, [&](auto& recipe) { recipe.generator(twin_generator); }));
   for (int step = 0; step < 2; ++step) {
     const auto metrics = trainer.train_step();
     // The recipe: batch, this step's lr, zero_grad, four log-probs, loss, backward, clip, update.
     const auto [cx, cy, cm, rx, ry, rm] = recipe.sample_batch(recipe.examples);
     const double lr = recipe.lr(step);
-    recipe.core.optimizer->lr = lr;
-    recipe.core.optimizer->zero_grad();
+    recipe.trainer.optimizer->lr = lr;
+    recipe.trainer.optimizer->zero_grad();
     const auto pc = sequence_logprob(twin->forward(cx), cy, cm);
     const auto pr = sequence_logprob(twin->forward(rx), ry, rm);
     torch::Tensor rc, rr;
@@ -627,8 +638,8 @@ TEST_CASE("dpo_trainer_steps_follow_the_recipe") {
     const auto [loss, m] = dpo_loss(pc, pr, rc, rr, 0.1);
     loss.backward();
     const double norm = g2c::training::clip_grad_norm_(twin->parameters(), 0.05);
-    recipe.core.optimizer->step();
-    recipe.core.step += 1;
+    recipe.trainer.optimizer->step();
+    recipe.trainer.step += 1;
     {
       INFO("step " << step << ": loss " << metrics.loss << " vs " << loss.item<double>()
                    << ", reward_margin " << metrics.reward_margin << " vs "

@@ -31,10 +31,10 @@ using Catch::Matchers::Contains;
 using g2c::pretraining::Checkpoint;
 using g2c::pretraining::empty_training_history;
 using g2c::pretraining::LogEvent;
+using g2c::pretraining::RunOptions;
 using g2c::pretraining::Trainer;
 using g2c::pretraining::TrainerOptions;
 using g2c::pretraining::TrainingHistory;
-using g2c::pretraining::TrainOptions;
 using g2c::training::cosine_with_warmup;
 using g2c::transformer::TransformerLM;
 using g2c::transformer::TransformerLMOptions;
@@ -370,7 +370,7 @@ TEST_CASE("trainer_train_records_val_loss") {
   Trainer trainer(tiny_model(), base_options(10, 1e-3).eval_every(5).eval_iters(2));
   const auto train_ids = random_corpus();
   const auto val_ids = random_corpus();
-  const auto history = trainer.train(train_ids, TrainOptions().val_ids(val_ids));
+  const auto history = trainer.train(train_ids, RunOptions().val_ids(val_ids));
   CHECK_FALSE(history.val_loss.empty());
   for (const double v : history.val_loss) CHECK(std::isfinite(v));
 }
@@ -380,7 +380,7 @@ TEST_CASE("trainer_train_on_log_receives_progress_events") {
   Trainer trainer(tiny_model(), base_options(6, 1e-3).eval_every(3).eval_iters(1).log_every(2));
   const auto ids = random_corpus();
   std::vector<LogEvent> events;
-  trainer.train(ids, TrainOptions().val_ids(ids).on_log(
+  trainer.train(ids, RunOptions().val_ids(ids).on_log(
                          [&](const LogEvent& event) { events.push_back(event); }));
   REQUIRE_FALSE(events.empty());
   CHECK(events.front().step == 0);
@@ -460,7 +460,7 @@ TEST_CASE("trainer_train_writes_rolling_checkpoint") {
   const auto path = temporary_folder("rolling") / "rolling.pt";
   Trainer trainer(tiny_model(), base_options(5, 1e-3).log_every(1));
   const auto history = trainer.train(
-      random_corpus(), TrainOptions().checkpoint_path(path).checkpoint_every(2).checkpoint_extra(
+      random_corpus(), RunOptions().checkpoint_path(path).checkpoint_every(2).checkpoint_extra(
                            {{"kind", "rolling"}}));
   REQUIRE(std::filesystem::exists(path));
   const Checkpoint checkpoint = g2c::pretraining::read_checkpoint(path);
@@ -483,7 +483,7 @@ TEST_CASE("trainer_smoke_train_decreases_val_loss") {
                                     .eval_every(10)
                                     .eval_iters(4)
                                     .log_every(10));
-  const auto history = trainer.train(ids, TrainOptions().val_ids(ids));
+  const auto history = trainer.train(ids, RunOptions().val_ids(ids));
   REQUIRE(history.val_loss.size() >= 2);
   CHECK(history.val_loss.back() < history.val_loss.front() * 0.7);
 }

@@ -36,6 +36,7 @@ using g2c::sft::pad_and_collate;
 using g2c::sft::SFTExample;
 using g2c::sft::SFTTrainer;
 using g2c::sft::SFTTrainerOptions;
+using g2c::testing::with_recipe;
 using g2c::training::cosine_with_warmup;
 using g2c::transformer::TransformerLM;
 using g2c::transformer::TransformerLMOptions;
@@ -435,13 +436,15 @@ TEST_CASE("sft_trainer_construction_defaults", "[clean]") {
   CHECK(trainer.max_steps() == 10);
   CHECK(trainer.batch_size() == 2);
   CHECK(trainer.step() == 0);
-  CHECK(dynamic_cast<g2c::nn::AdamW*>(trainer.core.optimizer.get()) != nullptr);
+  CHECK(dynamic_cast<g2c::nn::AdamW*>(trainer.trainer.optimizer.get()) != nullptr);
   CHECK(trainer.device() == g2c::nn::resolve_device("auto"));
 }
 
 TEST_CASE("sft_trainer_explicit_cpu_device_moves_model_params", "[clean]") {
   auto model = make_tiny_model();
-  SFTTrainer trainer(model, make_tiny_dataset(), tiny_options(10, 3e-4).device("cpu"));
+  SFTTrainer trainer(
+      model, make_tiny_dataset(),
+      with_recipe(tiny_options(10, 3e-4), [&](auto& recipe) { recipe.device("cpu"); }));
   CHECK(trainer.device() == torch::Device(torch::kCPU));
   for (const auto& p : model->parameters()) CHECK(p.device().is_cpu());
 }
@@ -469,7 +472,9 @@ TEST_CASE("sft_trainer_max_seq_len_too_small_raises", "[clean]") {
 
 TEST_CASE("sft_trainer_lr_uses_cosine_schedule") {
   auto model = make_tiny_model();
-  SFTTrainer trainer(model, make_tiny_dataset(), tiny_options(100, 1e-3).warmup_steps(10));
+  SFTTrainer trainer(
+      model, make_tiny_dataset(),
+      with_recipe(tiny_options(100, 1e-3), [&](auto& recipe) { recipe.warmup_steps(10); }));
   INFO("SFTTrainer::lr is module 10's schedule: it needs your cosine_with_warmup (module 03b)");
   CHECK(trainer.lr(0) == py_approx(cosine_with_warmup(0, 10, 100, 1e-3, 0.0)));
   CHECK(trainer.lr(50) == py_approx(cosine_with_warmup(50, 10, 100, 1e-3, 0.0)));
@@ -480,12 +485,14 @@ TEST_CASE("sft_trainer_lr_uses_cosine_schedule") {
 TEST_CASE("sft_trainer_train_step_returns_metrics") {
   torch::manual_seed(0);
   auto model = make_tiny_model();
-  SFTTrainer trainer(model, make_tiny_dataset(), tiny_options(10, 3e-4).grad_clip(1.0));
+  SFTTrainer trainer(
+      model, make_tiny_dataset(),
+      with_recipe(tiny_options(10, 3e-4), [&](auto& recipe) { recipe.grad_clip(1.0); }));
   const auto metrics = trainer.train_step();
   CHECK(std::isfinite(metrics.loss));
   CHECK(metrics.lr == py_approx(trainer.lr(0)));
   CHECK(metrics.grad_norm > 0.0);
-  INFO("train_step ends with core.step += 1");
+  INFO("train_step ends with trainer.step += 1");
   CHECK(trainer.step() == 1);
 }
 
@@ -493,7 +500,8 @@ TEST_CASE("sft_trainer_loss_decreases") {
   torch::manual_seed(0);
   auto model = make_tiny_model();
   SFTTrainer trainer(model, make_tiny_dataset(4),
-                     tiny_options(30, 1e-2).warmup_steps(2).grad_clip(1.0));
+                     with_recipe(tiny_options(30, 1e-2),
+                                 [&](auto& recipe) { recipe.warmup_steps(2).grad_clip(1.0); }));
   const auto history = trainer.train();
   REQUIRE(history.train_loss.size() >= 2);
   const double initial = history.train_loss.front(), final = history.train_loss.back();
@@ -509,7 +517,9 @@ TEST_CASE("sft_trainer_evaluate_returns_float") {
   torch::manual_seed(0);
   auto model = make_tiny_model();
   const auto examples = make_tiny_dataset();
-  SFTTrainer trainer(model, examples, tiny_options(10, 3e-4).eval_iters(3));
+  SFTTrainer trainer(model, examples, with_recipe(tiny_options(10, 3e-4), [&](auto& recipe) {
+                       recipe.eval_iters(3);
+                     }));
   const double val_loss = trainer.evaluate(examples);
   CHECK(std::isfinite(val_loss));
   CHECK(val_loss > 0.0);
@@ -529,27 +539,31 @@ TEST_CASE("sft_trainer_steps_follow_the_recipe") {
   // step's rate differs from the first, so a counter moved before the lr is read shows; the
   // second step's gradients are fresh only if the first step's were zeroed.
   const auto examples = make_tiny_dataset();
-  const auto options = tiny_options(10, 1e-2).warmup_steps(3).grad_clip(0.05).device("cpu");
+  const auto options = with_recipe(tiny_options(10, 1e-2), [&](auto& recipe) {
+    recipe.warmup_steps(3).grad_clip(0.05).device("cpu");
+  });
   torch::manual_seed(3);
   auto model = make_tiny_model();
   torch::manual_seed(3);
   auto twin = make_tiny_model();
   auto generator = at::make_generator<at::CPUGeneratorImpl>(5);
   auto twin_generator = at::make_generator<at::CPUGeneratorImpl>(5);
-  SFTTrainer trainer(model, examples, SFTTrainerOptions(options).generator(generator));
-  SFTTrainer recipe(twin, examples, SFTTrainerOptions(options).generator(twin_generator));
+  SFTTrainer trainer(model, examples,
+                     with_recipe(options, [&](auto& recipe) { recipe.generator(generator); }));
+  SFTTrainer recipe(twin, examples,
+                    with_recipe(options, [&](auto& recipe) { recipe.generator(twin_generator); }));
   for (int step = 0; step < 2; ++step) {
     const auto metrics = trainer.train_step();
     // The recipe: batch, this step's lr, zero_grad, loss, backward, clip, update, count.
     const auto [x, y, loss_mask] = recipe.sample_batch(recipe.examples);
     const double lr = recipe.lr(step);
-    recipe.core.optimizer->lr = lr;
-    recipe.core.optimizer->zero_grad();
+    recipe.trainer.optimizer->lr = lr;
+    recipe.trainer.optimizer->zero_grad();
     const auto loss = masked_cross_entropy(twin->forward(x), y, loss_mask);
     loss.backward();
     const double norm = g2c::training::clip_grad_norm_(twin->parameters(), 0.05);
-    recipe.core.optimizer->step();
-    recipe.core.step += 1;
+    recipe.trainer.optimizer->step();
+    recipe.trainer.step += 1;
     // Each check with its own advice (Catch's INFO would otherwise pile up on the later ones).
     {
       INFO("step " << step << ": loss " << metrics.loss << " vs " << loss.item<double>()

@@ -17,7 +17,6 @@
 #include "exercises/common/data.h"
 #include "exercises/common/figures.h"
 #include "exercises/common/run_log.h"
-#include "exercises/common/trainer_json.h"
 #include "exercises/common/training.h"
 #include "g2c/core/errors.h"
 #include "g2c/pretraining/data.h"
@@ -90,7 +89,7 @@ struct Config {
 };
 
 nlohmann::json training_json(const TrainerOptions& o, const Preset& p) {
-  auto json = g2c::exercises::trainer_options_json(o);
+  auto json = g2c::pretraining::trainer_options_json(o);
   json["checkpoint_every"] = p.checkpoint_every;
   return json;
 }
@@ -220,7 +219,7 @@ int main(int argc, char** argv) {
                                checkpoint.string(), checkpoint.string())});
     const auto start = std::chrono::steady_clock::now();
     trainer.train(split.train, history,
-                  g2c::pretraining::TrainOptions()
+                  g2c::pretraining::RunOptions()
                       .val_ids(split.val)
                       .on_log(log.callback())
                       .checkpoint_path(checkpoint)

@@ -36,7 +36,7 @@ nlohmann::json train_briefly(g2c::transformer::TransformerLM& model, const Corpu
   const auto start = std::chrono::steady_clock::now();
   const auto history = trainer.train(
       corpus.train,
-      g2c::pretraining::TrainOptions()
+      g2c::pretraining::RunOptions()
           .val_ids(corpus.val)
           .on_log([&](const g2c::pretraining::LogEvent& event) {
             if (!std::isfinite(event.train_loss)) {

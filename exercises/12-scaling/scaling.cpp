@@ -18,7 +18,6 @@
 #include "exercises/common/course_tokenizer.h"
 #include "exercises/common/data.h"
 #include "exercises/common/run_log.h"
-#include "exercises/common/trainer_json.h"
 #include "exercises/common/training.h"
 #include "g2c/core/errors.h"
 #include "g2c/pretraining/data.h"
@@ -121,7 +120,7 @@ std::int64_t non_embedding_count(const TransformerLMOptions& options) {
 }
 
 nlohmann::json training_json(const TrainerOptions& o, const Preset& p) {
-  auto json = g2c::exercises::trainer_options_json(o);
+  auto json = g2c::pretraining::trainer_options_json(o);
   json["tokens"] = o.max_steps() * o.batch_size() * o.context_length();
   json["final_eval_batches"] = p.final_eval_batches;
   return json;
@@ -186,7 +185,7 @@ nlohmann::json train_rung(const Ladder& ladder, const Rung& rung) {
                                         "g2c/pretraining/trainer.cpp."});
   const auto start = std::chrono::steady_clock::now();
   auto history = trainer.train(
-      split.train, g2c::pretraining::TrainOptions().val_ids(split.val).on_log(log.callback()));
+      split.train, g2c::pretraining::RunOptions().val_ids(split.val).on_log(log.callback()));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   log.finish();

@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
           .history;
     };
     const auto report = g2c::exercises::print_scores;
-    const auto load_base = [&] { return g2c::exercises::load_base(run.base, device, run.fused); };
+    const g2c::exercises::BaseModelCopies load_base(run.base, device, run.fused);
 
     std::fflush(stdout);  // the lines above before the progress lines, in a log file too
     auto base_model = load_base();
@@ -164,10 +164,11 @@ int main(int argc, char** argv) {
       info.module = "module-13";
       info.source = "shakespeare-tasks";
       info.tokenizer_artifact = text_model.artifact.summary.tokenizer_artifact;
-      info.training_config = {{"steps", options.steps},      {"batch_size", run.batch_size},
-                              {"max_lr", config.lr},         {"warmup_steps", run.warmup},
-                              {"optimizer", "adamw"},        {"loss", "masked_cross_entropy"},
-                              {"examples", examples.size()}, {"dataset", data.tasks.manifest}};
+      info.training_config = g2c::pretraining::trainer_options_json(trainer_options.trainer());
+      info.training_config.update({{"max_seq_len", trainer_options.max_seq_len()},
+                                   {"loss", "masked_cross_entropy"},
+                                   {"examples", examples.size()},
+                                   {"dataset", data.tasks.manifest}});
       info.seed = options.seed;
       info.history = history;
       info.base_artifact = base_name;

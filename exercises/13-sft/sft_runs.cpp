@@ -45,7 +45,8 @@ void add_sft_run_options(CLI::App& app, SFTRunOptions& run, bool chat_pairs) {
 g2c::sft::SFTTrainerOptions sft_trainer_options(const SFTRunOptions& run,
                                                 const CommonOptions& options, std::int64_t context,
                                                 double lr, const torch::Device& device) {
-  return g2c::sft::SFTTrainerOptions(context, /*pad_id=*/0, run.batch_size, options.steps, lr)
+  auto sft = g2c::sft::SFTTrainerOptions(context, /*pad_id=*/0, run.batch_size, options.steps, lr);
+  sft.trainer()
       .min_lr(lr / 10)
       .warmup_steps(run.warmup)
       .weight_decay(0.01)
@@ -54,6 +55,7 @@ g2c::sft::SFTTrainerOptions sft_trainer_options(const SFTRunOptions& run,
       .generator(at::make_generator<at::CPUGeneratorImpl>(options.seed))
       .device(device.str())
       .fused_kernels(run.fused);
+  return sft;
 }
 
 nlohmann::json SFTData::to_json() const {
@@ -129,33 +131,39 @@ void print_scores(const std::string& label, const Scores& scores) {
   std::fflush(stdout);  // before the next progress line, in a log file too
 }
 
-g2c::transformer::TransformerLM load_base(const std::string& base, torch::Device device,
-                                          bool fused) {
-  auto model = g2c::pretraining::load_model_artifact(base, device).model;
-  if (!fused) return model;
-  auto fast = g2c::transformer::fused_transformer_lm(model->options);
-  fast->to(device);
+BaseModelCopies::BaseModelCopies(const std::string& base, torch::Device device, bool fused)
+    : source_(g2c::pretraining::load_model_artifact(base, device).model),
+      device_(device),
+      fused_(fused) {}
+
+g2c::transformer::TransformerLM BaseModelCopies::operator()() const {
+  auto copy = fused_ ? g2c::transformer::fused_transformer_lm(source_->options)
+                     : g2c::transformer::TransformerLM(source_->options);
+  copy->to(device_);
   torch::NoGradGuard no_grad;
-  const auto source = model->named_parameters();
-  for (auto& parameter : fast->named_parameters()) parameter.value().copy_(source[parameter.key()]);
-  return fast;
+  const auto parameters = source_->named_parameters();
+  for (auto& parameter : copy->named_parameters()) {
+    parameter.value().copy_(parameters[parameter.key()]);
+  }
+  copy->train(source_->is_training());  // buffers (masks, tables) come from the options
+  return copy;
 }
 
 FineTuneRun fine_tune(const std::string& label, std::vector<g2c::sft::SFTExample> examples,
                       g2c::transformer::TransformerLM& model,
                       const g2c::sft::SFTTrainerOptions& options, bool show_progress) {
-  g2c::sft::SFTTrainer trainer(model, std::move(examples), options);
+  g2c::sft::SFTTrainer sft(model, std::move(examples), options);
   std::int64_t state_bytes = 0;
-  if (const auto* adamw = dynamic_cast<const g2c::nn::AdamW*>(trainer.core.optimizer.get())) {
+  if (const auto* adamw = dynamic_cast<const g2c::nn::AdamW*>(sft.trainer.optimizer.get())) {
     for (const auto* moments : {&adamw->m, &adamw->v}) {
       for (const auto& t : *moments) state_bytes += t.numel() * t.element_size();
     }
   }
   RunLog log({.label = label,
-              .steps = options.max_steps(),
+              .steps = options.trainer().max_steps(),
               .show = show_progress,
               .advice = "Try a lower --lr."});
-  auto history = trainer.train({}, g2c::pretraining::TrainOptions().on_log(log.callback()));
+  auto history = sft.train({}, g2c::pretraining::RunOptions().on_log(log.callback()));
   log.finish();
   return {std::move(history), state_bytes};
 }

@@ -79,10 +79,21 @@ Scores score_model(g2c::transformer::TransformerLM& model,
 /// One line: speaker exact, completion first word, and how many replies stopped at <|end|>.
 void print_scores(const std::string& label, const Scores& scores);
 
-/// The base model artifact loaded afresh (every run starts from the same weights), on the fast
-/// path (g2c/transformer/fused.h) when `fused`.
-g2c::transformer::TransformerLM load_base(const std::string& base, torch::Device device,
-                                          bool fused);
+/// A base model artifact read once, from which every run starts: each call gives a new model
+/// with its own copy of the base's weights on `device` (on the fast path, g2c/transformer/fused.h,
+/// when `fused`), so a run that trains one leaves the next run's untouched.
+///   const BaseModelCopies base("ShakespeareLM-1M", device, /*fused=*/false);
+///   auto model = base();  // a fresh copy, the artifact not read again
+class BaseModelCopies {
+ public:
+  BaseModelCopies(const std::string& base, torch::Device device, bool fused);
+  g2c::transformer::TransformerLM operator()() const;
+
+ private:
+  g2c::transformer::TransformerLM source_;  // as read, on the device; never trained
+  torch::Device device_;
+  bool fused_;
+};
 
 /// What a fine-tuning run leaves besides the tuned model.
 struct FineTuneRun {

@@ -106,14 +106,15 @@ int main(int argc, char** argv) {
 
     std::fflush(stdout);
     // Full fine-tuning: every weight.
-    auto full = g2c::exercises::load_base(run.base, device, run.fused);
+    const g2c::exercises::BaseModelCopies base(run.base, device, run.fused);
+    auto full = base();
     const auto full_count = g2c::lora::count_parameters(*full);
     const auto [full_run, full_seconds] = train("full fine-tuning", full, config.lr_full);
     const auto full_scores = score(full);
     g2c::exercises::print_scores("full fine-tuning", full_scores);
 
     // LoRA: the base frozen, adapters on the targets.
-    auto adapted = g2c::exercises::load_base(run.base, device, run.fused);
+    auto adapted = base();
     const auto base_q = adapted->named_parameters()["blocks.0.attn.q_proj.W"].clone();
     const auto replaced =
         g2c::lora::inject_lora(*adapted, config.targets, config.rank, config.alpha);

@@ -143,10 +143,11 @@ int main(int argc, char** argv) {
           .push_back(prefs.val_examples[i]);
     }
 
-    const auto load = [&] { return g2c::exercises::load_base(run.base, device, run.fused); };
+    const g2c::exercises::BaseModelCopies load(run.base, device, run.fused);
     const auto trainer_options = [&](double beta) {
-      return g2c::dpo::DPOTrainerOptions(prefs.max_seq_len, /*pad_id=*/0, beta, run.batch_size,
-                                         options.steps, config.lr)
+      auto dpo = g2c::dpo::DPOTrainerOptions(prefs.max_seq_len, /*pad_id=*/0, beta, run.batch_size,
+                                             options.steps, config.lr);
+      dpo.trainer()
           .min_lr(config.lr / 10)
           .warmup_steps(run.warmup)
           .grad_clip(1.0)
@@ -156,6 +157,7 @@ int main(int argc, char** argv) {
           .generator(at::make_generator<at::CPUGeneratorImpl>(options.seed))
           .device(device.str())
           .fused_kernels(run.fused);
+      return dpo;
     };
     const auto pref_accuracy = [&](g2c::transformer::TransformerLM& model) {
       return nlohmann::json{
@@ -172,8 +174,8 @@ int main(int argc, char** argv) {
                                   .steps = options.steps,
                                   .show = !options.quiet,
                                   .advice = "Try a lower --lr."});
-      auto history = trainer.train(prefs.val_examples,
-                                   g2c::pretraining::TrainOptions().on_log(log.callback()));
+      auto history =
+          trainer.train(prefs.val_examples, g2c::pretraining::RunOptions().on_log(log.callback()));
       log.finish();
       return history;
     };
@@ -254,14 +256,17 @@ int main(int argc, char** argv) {
       info.tokenizer_artifact = text_model.artifact.summary.tokenizer_artifact;
       nlohmann::json lineage = {base_name};
       if (!base_parent.empty()) lineage.push_back(base_parent);
-      info.training_config = {{"steps", options.steps},   {"batch_size", run.batch_size},
-                              {"max_lr", config.lr},      {"warmup_steps", run.warmup},
-                              {"optimizer", "adamw"},     {"loss", "dpo"},
-                              {"beta", config.beta},      {"reference", base_name},
-                              {"lineage", lineage},       {"pairs", prefs.train_examples.size()},
-                              {"dataset", prefs.manifest}};
+      const auto recipe = trainer_options(config.beta);
+      info.training_config = g2c::pretraining::trainer_options_json(recipe.trainer());
+      info.training_config.update({{"max_seq_len", recipe.max_seq_len()},
+                                   {"loss", "dpo"},
+                                   {"beta", recipe.beta()},
+                                   {"reference", base_name},
+                                   {"lineage", lineage},
+                                   {"pairs", prefs.train_examples.size()},
+                                   {"dataset", prefs.manifest}});
       info.seed = options.seed;
-      info.history = history.losses;
+      info.history = history;
       info.base_artifact = base_name;
       info.notes =
           "direct preference optimisation on speaker and completion preference pairs "

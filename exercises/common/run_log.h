@@ -3,7 +3,7 @@
 //
 // clang-format off
 //   g2c::exercises::RunLog log({.label = "pretraining", .steps = 1000, .advice = "Try a lower --lr."});
-//   trainer.train(val_ids, TrainOptions().on_log(log.callback()));
+//   trainer.train(val_ids, RunOptions().on_log(log.callback()));
 //   log.finish();
 // clang-format on
 //

@@ -10,16 +10,16 @@
 //   loss    loss, metrics = dpo_loss(π_c, π_r, ref_c, ref_r, beta); backward
 //   clip    grad_norm = clip_grad_norm_(policy params, grad_clip)  (pre-clip norm; 0.0 without)
 //   update  optimizer->step(); step += 1
-// Everything else is the module 10 Trainer this one holds (`core`) for the policy: the device, the
-// optimizer (AdamW by default) on the policy's parameters only, the schedule, the step counter, the
-// loop with its logging, evaluation and checkpoints (Trainer::run_loop). The reference is moved to
-// the same device, put in eval mode and frozen (requires_grad false on every parameter): the
+// Everything else is the module 10 Trainer this one holds (`trainer`) for the policy: the device,
+// the optimizer (AdamW by default) on the policy's parameters only, the schedule, the step counter,
+// the loop with its logging, evaluation and checkpoints (Trainer::run_loop). The reference is moved
+// to the same device, put in eval mode and frozen (requires_grad false on every parameter): the
 // rewards measure how far the policy moved from it, so it must not move. DPOTrainer::train_step
 // is the student's.
 //
 //   DPOTrainer dpo(policy, reference, pairs, DPOTrainerOptions(/*max_seq_len=*/128, /*pad_id=*/0,
 //                  /*beta=*/0.1, /*batch_size=*/16, /*max_steps=*/200, /*max_lr=*/3e-5));
-//   auto history = dpo.train(held_out_pairs);
+//   auto history = dpo.train(held_out_pairs);  // history.extra.at("reward_margin"), …
 #pragma once
 
 #include <cstdint>
@@ -37,35 +37,28 @@
 
 namespace g2c::dpo {
 
+/// Module 14's settings, and the module 10 recipe it trains the policy with (`trainer`, AdamW by
+/// default). The recipe's context_length follows max_seq_len: the trainer gives its Trainer
+/// max_seq_len - 1 (fine_tuning_recipe).
+///   auto options = DPOTrainerOptions(/*max_seq_len=*/128, /*pad_id=*/0, /*beta=*/0.1,
+///                                    /*batch_size=*/16, /*max_steps=*/200, /*max_lr=*/3e-5);
+///   options.trainer().grad_clip(1.0);
 struct DPOTrainerOptions {
   DPOTrainerOptions(std::int64_t max_seq_len, std::int64_t pad_id, double beta,
                     std::int64_t batch_size, std::int64_t max_steps, double max_lr)
       : max_seq_len_(max_seq_len),
         pad_id_(pad_id),
         beta_(beta),
-        batch_size_(batch_size),
-        max_steps_(max_steps),
-        max_lr_(max_lr) {}
+        trainer_(g2c::pretraining::TrainerOptions(batch_size, max_seq_len - 1, max_steps, max_lr)
+                     .optimizer("adamw")) {}
   TORCH_ARG(std::int64_t, max_seq_len);  // ids per padded prompt + answer before the shift
   TORCH_ARG(std::int64_t, pad_id);       // fills short rows; its targets are never scored
   /// How strongly the policy is held near the reference (the β of the DPO paper, 0.1–0.5): the
   /// rewards are β times log-ratios, so a larger β makes the same move of the policy count more.
   TORCH_ARG(double, beta);
-  TORCH_ARG(std::int64_t, batch_size);  // preference pairs per step, drawn with replacement
-  TORCH_ARG(std::int64_t, max_steps);   // the run's length and the schedule's horizon
-  TORCH_ARG(double, max_lr);            // peak learning rate; about 10× below SFT's
-  TORCH_ARG(double, min_lr) = 0.0;
-  TORCH_ARG(std::int64_t, warmup_steps) = 0;
-  TORCH_ARG(double, weight_decay) = 0.0;
-  TORCH_ARG(std::optional<double>, grad_clip) = std::nullopt;
-  TORCH_ARG(std::int64_t, eval_every) = 100;
-  TORCH_ARG(std::int64_t, eval_iters) = 20;  // batches averaged by evaluate()
-  TORCH_ARG(std::int64_t, log_every) = 10;
-  /// Draws every batch's examples (and is saved in checkpoints). Unset: the global generator.
-  TORCH_ARG(std::optional<at::Generator>, generator) = std::nullopt;
-  TORCH_ARG(std::string, device) = "auto";      // "auto", "cpu", "cuda", "mps"
-  TORCH_ARG(std::string, optimizer) = "adamw";  // "adamw" or "sgd"
-  TORCH_ARG(bool, fused_kernels) = false;       // AdamW through LibTorch's fused kernel
+  /// batch_size is preference pairs per step, drawn with replacement; max_lr is about 10× below
+  /// SFT's; the generator draws every batch's pairs (and is saved in checkpoints).
+  TORCH_ARG(g2c::pretraining::TrainerOptions, trainer);
 };
 
 /// What one train_step reports (Python's dict of floats).
@@ -88,27 +81,15 @@ struct DPOEvalMetrics {
   double accuracy = 0.0;
 };
 
-/// What train() records. `losses` is module 10's history (step, train_loss, lr, grad_norm every
-/// log_every steps and at the last; val_step, val_loss at every evaluation). The DPO series sit
-/// beside it: step/reward_margin/accuracy/chosen_reward/rejected_reward on exactly the steps of
-/// losses.step, val_step/val_loss/val_reward_margin/val_accuracy at every evaluation.
-struct DPOHistory {
-  g2c::pretraining::TrainingHistory losses;
-  std::vector<std::int64_t> step;
-  std::vector<double> reward_margin;
-  std::vector<double> accuracy;
-  std::vector<double> chosen_reward;
-  std::vector<double> rejected_reward;
-  std::vector<std::int64_t> val_step;
-  std::vector<double> val_loss;
-  std::vector<double> val_reward_margin;
-  std::vector<double> val_accuracy;
+/// What train() records: module 10's history (step, train_loss, lr, grad_norm every log_every
+/// steps and at the last; val_step, val_loss at every evaluation) with the DPO metrics as its
+/// extras, recorded by module 10's loop on the same steps: extra["chosen_reward"],
+/// ["rejected_reward"], ["reward_margin"], ["accuracy"] beside `step`, val_extra["reward_margin"]
+/// and ["accuracy"] beside `val_step`. to_json() gives the Python edition's twelve keys.
+using DPOHistory = g2c::pretraining::TrainingHistory;
 
-  /// The Python edition's history dict: {"step", "train_loss", "lr", "grad_norm",
-  /// "chosen_reward", "rejected_reward", "reward_margin", "accuracy", "val_step", "val_loss",
-  /// "val_accuracy", "val_reward_margin"}. Non-finite values are written as null.
-  nlohmann::json to_json() const;
-};
+/// A step's metrics as module 10's loop records them: the DPO four as extras.
+g2c::pretraining::StepMetrics loop_metrics(const DPOStepMetrics& metrics);
 
 class DPOTrainer {
  public:
@@ -129,11 +110,12 @@ class DPOTrainer {
                    std::move(options)) {}
 
   /// The schedule's learning rate at `step` (the current step when none), as module 10's.
-  double lr() const { return core.lr(); }
-  double lr(std::int64_t at_step) const { return core.lr(at_step); }
+  double lr() const { return trainer.lr(); }
+  double lr(std::int64_t at_step) const { return trainer.lr(at_step); }
 
   /// batch_size examples drawn uniformly (with replacement) from `from` by the trainer's
-  /// generator, collated by pad_and_collate_pref and moved to the device. ValueError when empty.
+  /// generator (draw_examples), collated by pad_and_collate_pref and moved to the device.
+  /// ValueError when `from` is empty.
   PreferenceBatch sample_batch(const std::vector<PreferenceExample>& from);
 
   /// One optimization step of the policy on a fresh batch of the training examples; advances the
@@ -149,24 +131,24 @@ class DPOTrainer {
   /// its logging, on_log and checkpoints of the policy; evaluates on `eval_examples` every
   /// eval_every steps when it is not empty. The options' val_ids are not used.
   DPOHistory train(const std::vector<PreferenceExample>& eval_examples = {},
-                   const g2c::pretraining::TrainOptions& train_options = {});
+                   const g2c::pretraining::RunOptions& run_options = {});
 
-  std::int64_t step() const { return core.step; }
-  torch::Device device() const { return core.device; }
-  std::int64_t max_steps() const { return options.max_steps(); }
-  std::int64_t batch_size() const { return options.batch_size(); }
+  std::int64_t step() const { return trainer.step; }
+  torch::Device device() const { return trainer.device; }
+  std::int64_t max_steps() const { return trainer.options.max_steps(); }
+  std::int64_t batch_size() const { return trainer.options.batch_size(); }
   double beta() const { return options.beta(); }
   /// The policy: the model being trained.
-  g2c::nn::Module& model() { return *core.model; }
+  g2c::nn::Module& model() { return *trainer.model; }
   /// The frozen reference.
   g2c::nn::Module& ref_model() { return *reference; }
 
-  DPOTrainerOptions options;
+  DPOTrainerOptions options;  // as given; the recipe in use is trainer.options
   std::vector<PreferenceExample> examples;
-  /// Module 10's Trainer for the policy: model, device, optimizer, step, schedule, loop and
-  /// checkpoints.
-  g2c::pretraining::Trainer core;
-  /// The reference model: on core.device, in eval mode, every parameter frozen.
+  /// Module 10's Trainer for the policy: model, device, optimizer, step, the recipe
+  /// (trainer.options), schedule, loop and checkpoints.
+  g2c::pretraining::Trainer trainer;
+  /// The reference model: on trainer.device, in eval mode, every parameter frozen.
   std::shared_ptr<g2c::nn::Module> reference;
 };
 

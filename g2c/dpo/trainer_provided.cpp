@@ -1,4 +1,3 @@
-#include <cmath>
 #include <functional>
 
 #include <fmt/format.h>
@@ -6,19 +5,11 @@
 #include "g2c/core/errors.h"
 #include "g2c/dpo/loss.h"
 #include "g2c/dpo/trainer.h"
-#include "g2c/pretraining/core_options.h"
+#include "g2c/pretraining/fine_tuning.h"
 
 namespace g2c::dpo {
 
 namespace {
-
-nlohmann::json finite_or_null(const std::vector<double>& values) {
-  auto out = nlohmann::json::array();
-  for (const double value : values) {
-    out.push_back(std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr));
-  }
-  return out;
-}
 
 /// The Python edition's argument checks and the two models', before anything is built or moved.
 std::vector<PreferenceExample> checked_examples(std::vector<PreferenceExample> examples,
@@ -28,7 +19,6 @@ std::vector<PreferenceExample> checked_examples(std::vector<PreferenceExample> e
   if (examples.empty()) {
     throw ValueError("DPOTrainer needs at least one preference example, got none");
   }
-  g2c::pretraining::check_core_options(options);
   if (!(options.beta() > 0.0)) {
     throw ValueError(fmt::format(
         "beta must be positive, got {}: with beta = 0 the DPO loss is ln 2 with zero gradient "
@@ -61,15 +51,14 @@ std::shared_ptr<g2c::nn::Module> frozen(std::shared_ptr<g2c::nn::Module> ref_mod
 
 }  // namespace
 
-nlohmann::json DPOHistory::to_json() const {
-  auto out = losses.to_json();
-  out["chosen_reward"] = finite_or_null(chosen_reward);
-  out["rejected_reward"] = finite_or_null(rejected_reward);
-  out["reward_margin"] = finite_or_null(reward_margin);
-  out["accuracy"] = finite_or_null(accuracy);
-  out["val_accuracy"] = finite_or_null(val_accuracy);
-  out["val_reward_margin"] = finite_or_null(val_reward_margin);
-  return out;
+g2c::pretraining::StepMetrics loop_metrics(const DPOStepMetrics& m) {
+  return {m.loss,
+          m.lr,
+          m.grad_norm,
+          {{"chosen_reward", m.chosen_reward},
+           {"rejected_reward", m.rejected_reward},
+           {"reward_margin", m.reward_margin},
+           {"accuracy", m.accuracy}}};
 }
 
 DPOTrainer::DPOTrainer(std::shared_ptr<g2c::nn::Module> model,
@@ -77,21 +66,15 @@ DPOTrainer::DPOTrainer(std::shared_ptr<g2c::nn::Module> model,
                        std::vector<PreferenceExample> examples_, DPOTrainerOptions options_)
     : options(std::move(options_)),
       examples(checked_examples(std::move(examples_), options, model, ref_model)),
-      core(std::move(model), g2c::pretraining::core_trainer_options(options)),
-      reference(frozen(std::move(ref_model), core.device)) {}
+      trainer(std::move(model),
+              g2c::pretraining::fine_tuning_recipe(options.trainer(), options.max_seq_len())),
+      reference(frozen(std::move(ref_model), trainer.device)) {}
 
 PreferenceBatch DPOTrainer::sample_batch(const std::vector<PreferenceExample>& from) {
-  if (from.empty()) throw ValueError("cannot draw a batch from an empty list of examples");
-  const auto picks = torch::randint(static_cast<std::int64_t>(from.size()), {options.batch_size()},
-                                    options.generator(), torch::kLong);
-  std::vector<PreferenceExample> picked;
-  picked.reserve(static_cast<std::size_t>(options.batch_size()));
-  const auto* index = picks.data_ptr<std::int64_t>();
-  for (std::int64_t i = 0; i < options.batch_size(); ++i) {
-    picked.push_back(from[static_cast<std::size_t>(index[i])]);
-  }
-  const auto batch = pad_and_collate_pref(picked, options.max_seq_len(), options.pad_id());
-  const auto on_device = [&](const torch::Tensor& t) { return t.to(core.device); };
+  const auto drawn = g2c::pretraining::draw_examples(from, trainer.options.batch_size(),
+                                                     trainer.options.generator());
+  const auto batch = pad_and_collate_pref(drawn, options.max_seq_len(), options.pad_id());
+  const auto on_device = [&](const torch::Tensor& t) { return t.to(trainer.device); };
   return {on_device(batch.chosen_x),   on_device(batch.chosen_y),   on_device(batch.chosen_mask),
           on_device(batch.rejected_x), on_device(batch.rejected_y), on_device(batch.rejected_mask)};
 }
@@ -100,81 +83,40 @@ DPOEvalMetrics DPOTrainer::evaluate(const std::vector<PreferenceExample>& eval_e
   if (eval_examples.empty()) {
     throw ValueError("evaluate needs at least one preference example, got an empty list");
   }
-  if (options.eval_iters() < 1) {
-    throw ValueError(fmt::format("evaluate needs eval_iters >= 1, got {}", options.eval_iters()));
-  }
-  torch::NoGradGuard no_grad;
   const auto logp = [](g2c::nn::Module& m, const torch::Tensor& x, const torch::Tensor& y,
                        const torch::Tensor& mask) {
     return sequence_logprob(m.forward(x), y, mask);  // (B, L - 1, V) -> (B,)
   };
-  DPOEvalMetrics sum;
-  for (std::int64_t i = 0; i < options.eval_iters(); ++i) {
+  const auto mean = g2c::pretraining::mean_over_batches(trainer.options.eval_iters(), [&] {
     const auto [cx, cy, cm, rx, ry, rm] = sample_batch(eval_examples);
     const auto [loss, metrics] =
         dpo_loss(logp(model(), cx, cy, cm), logp(model(), rx, ry, rm),
                  logp(ref_model(), cx, cy, cm), logp(ref_model(), rx, ry, rm), options.beta());
-    sum.loss += loss.item<double>();
-    sum.chosen_reward += metrics.chosen_reward.item<double>();
-    sum.rejected_reward += metrics.rejected_reward.item<double>();
-    sum.reward_margin += metrics.reward_margin.item<double>();
-    sum.accuracy += metrics.accuracy.item<double>();
-  }
-  const auto n = static_cast<double>(options.eval_iters());
-  return {sum.loss / n, sum.chosen_reward / n, sum.rejected_reward / n, sum.reward_margin / n,
-          sum.accuracy / n};
+    return g2c::pretraining::EvalMetrics{
+        loss.item<double>(),
+        {{"chosen_reward", metrics.chosen_reward.item<double>()},
+         {"rejected_reward", metrics.rejected_reward.item<double>()},
+         {"reward_margin", metrics.reward_margin.item<double>()},
+         {"accuracy", metrics.accuracy.item<double>()}}};
+  });
+  return {mean.loss, mean.extra.at("chosen_reward"), mean.extra.at("rejected_reward"),
+          mean.extra.at("reward_margin"), mean.extra.at("accuracy")};
 }
 
 DPOHistory DPOTrainer::train(const std::vector<PreferenceExample>& eval_examples,
-                             const g2c::pretraining::TrainOptions& train_options) {
+                             const g2c::pretraining::RunOptions& run_options) {
   DPOHistory history;
-  // run_loop decides which steps it logs and appends them to history.losses after one_step
-  // returns. Rather than repeat its rule, every step's DPO metrics wait in `last`, and `record`
-  // copies them into the DPO series whenever losses.step has grown past them: at the next step,
-  // before an evaluation, before on_log and at the end. So the DPO series always sit on exactly
-  // the steps module 10's loop logged.
-  std::optional<DPOStepMetrics> last;
-  const auto record = [&] {
-    if (last && history.step.size() < history.losses.step.size()) {
-      history.step.push_back(history.losses.step.back());
-      history.chosen_reward.push_back(last->chosen_reward);
-      history.rejected_reward.push_back(last->rejected_reward);
-      history.reward_margin.push_back(last->reward_margin);
-      history.accuracy.push_back(last->accuracy);
-    }
-  };
-  const auto one_step = [&] {
-    record();
-    last = train_step();
-    return g2c::pretraining::StepMetrics{last->loss, last->lr, last->grad_norm};
-  };
-  std::function<double()> evaluate_held_out;
+  std::function<g2c::pretraining::EvalMetrics()> evaluate_held_out;
   if (!eval_examples.empty()) {
     evaluate_held_out = [&] {
-      record();
       const auto val = evaluate(eval_examples);
-      // run_loop appends val_step after this returns; the step that just ran is core.step - 1.
-      history.val_step.push_back(core.step - 1);
-      history.val_loss.push_back(val.loss);
-      history.val_reward_margin.push_back(val.reward_margin);
-      history.val_accuracy.push_back(val.accuracy);
-      return val.loss;
+      // The two held-out extras the Python edition's history records.
+      return g2c::pretraining::EvalMetrics{
+          val.loss, {{"reward_margin", val.reward_margin}, {"accuracy", val.accuracy}}};
     };
   }
-  auto loop_options = train_options;
-  if (train_options.on_log()) {
-    loop_options.on_log([&, on_log = train_options.on_log()](const auto& event) {
-      record();
-      on_log(event);
-    });
-  }
-  try {
-    core.run_loop(one_step, evaluate_held_out, history.losses, loop_options);
-  } catch (...) {
-    record();
-    throw;
-  }
-  record();
+  trainer.run_loop([&] { return loop_metrics(train_step()); }, evaluate_held_out, history,
+                   run_options);
   return history;
 }
 

@@ -15,9 +15,11 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -28,16 +30,34 @@
 
 namespace g2c::pretraining {
 
-/// What one train_step reports.
+/// Further named metrics of a step or an evaluation, beside its loss (module 14's rewards and
+/// accuracy). Ordered by name, so every record of them lists them the same way.
+using NamedMetrics = std::map<std::string, double>;
+
+/// What one train_step reports: StepMetrics{loss, lr, grad_norm} (and its extras, if any).
 struct StepMetrics {
+  StepMetrics() = default;
+  StepMetrics(double loss, double lr, double grad_norm, NamedMetrics extra = {})
+      : loss(loss), lr(lr), grad_norm(grad_norm), extra(std::move(extra)) {}
   double loss = 0.0;       // the batch's mean loss, before the update
   double lr = 0.0;         // the learning rate the update used
   double grad_norm = 0.0;  // global gradient norm before clipping; 0.0 when grad_clip is unset
+  NamedMetrics extra;      // logged beside the loss, each as a series of its own
 };
 
-/// The six series a training run records. step/train_loss/lr/grad_norm are appended together every
+/// What one evaluation reports: the held-out loss, and the extras the history records beside it.
+struct EvalMetrics {
+  EvalMetrics() = default;
+  explicit EvalMetrics(double loss, NamedMetrics extra = {})
+      : loss(loss), extra(std::move(extra)) {}
+  double loss = 0.0;
+  NamedMetrics extra;
+};
+
+/// The series a training run records. step/train_loss/lr/grad_norm are appended together every
 /// log_every steps (and at the last step); val_step/val_loss every eval_every steps when there is
-/// validation data. Steps are the 0-based index of the step that ran.
+/// validation data. Steps are the 0-based index of the step that ran. A step's or an evaluation's
+/// extras become series too: extra[name] beside `step`, val_extra[name] beside `val_step`.
 struct TrainingHistory {
   std::vector<std::int64_t> step;
   std::vector<double> train_loss;
@@ -45,14 +65,17 @@ struct TrainingHistory {
   std::vector<double> grad_norm;
   std::vector<std::int64_t> val_step;
   std::vector<double> val_loss;
+  std::map<std::string, std::vector<double>> extra;
+  std::map<std::string, std::vector<double>> val_extra;
 
   /// {"step": [...], "train_loss": [...], "lr": [...], "grad_norm": [...], "val_step": [...],
-  /// "val_loss": [...]}. Non-finite losses are written as null (JSON has no NaN).
+  /// "val_loss": [...]}, then each extra under its name and each val_extra under "val_" + its
+  /// name. Non-finite numbers are written as null (JSON has no NaN).
   nlohmann::json to_json() const;
   bool operator==(const TrainingHistory&) const = default;
 };
 
-/// A history with six empty series (Python's empty_training_history()).
+/// A history with six empty series and no extras (Python's empty_training_history()).
 TrainingHistory empty_training_history();
 
 /// What on_log receives at every logged or evaluated step.
@@ -62,10 +85,14 @@ struct LogEvent {
   std::optional<double> val_loss;  // set only when this step evaluated
   double lr = 0.0;
   double grad_norm = 0.0;
+  NamedMetrics extra;        // the step's extras
+  NamedMetrics val_extra;    // the evaluation's extras, when this step evaluated
   double elapsed_s = 0.0;    // since this train() call started
   double steps_per_s = 0.0;  // steps of this call / elapsed_s
 };
 
+/// A training run's recipe. Module 13's and 14's trainers hold one of these (plus only their own
+/// settings) and pass it to the module 10 Trainer they are built on.
 struct TrainerOptions {
   TrainerOptions(std::int64_t batch_size, std::int64_t context_length, std::int64_t max_steps,
                  double max_lr)
@@ -94,8 +121,17 @@ struct TrainerOptions {
   TORCH_ARG(bool, fused_kernels) = false;
 };
 
-/// The optional parts of a train() call.
-struct TrainOptions {
+/// The recipe as result files, manifests and checkpoints record it (the one writer of it):
+/// {batch_size, context_length, max_steps, optimizer (lower case), fused_kernels, max_lr, min_lr,
+/// warmup_steps, weight_decay, grad_clip (null when unset), eval_every, eval_iters, log_every}.
+nlohmann::json trainer_options_json(const TrainerOptions& options);
+
+/// The mean of `one_batch`'s loss and extras over `batches` calls, without autograd: what every
+/// evaluate() of the course's trainers reports. ValueError for batches < 1.
+EvalMetrics mean_over_batches(std::int64_t batches, const std::function<EvalMetrics()>& one_batch);
+
+/// The optional parts of one run of train() (or run_loop).
+struct RunOptions {
   TORCH_ARG(std::optional<torch::Tensor>, val_ids) = std::nullopt;  // held-out 1-D ids
   TORCH_ARG(std::function<void(const LogEvent&)>, on_log) = nullptr;
   TORCH_ARG(std::optional<std::filesystem::path>, checkpoint_path) = std::nullopt;
@@ -107,7 +143,7 @@ struct TrainOptions {
 /// Everything a checkpoint file holds besides the tensors it restores in place.
 struct Checkpoint {
   std::int64_t version = 2;
-  nlohmann::json trainer;  // step, every hyper-parameter, optimizer_name
+  nlohmann::json trainer;  // step and trainer_options_json's keys
   TrainingHistory history;
   nlohmann::json extra;        // whatever the caller stored (model config, tokenizer name, …)
   std::filesystem::path path;  // the file read: `<path>.bak` when the checkpoint was not readable
@@ -144,17 +180,18 @@ class Trainer {
   /// checkpoint_every is set and not positive. If a step throws, a checkpoint of the last
   /// completed step is written (when checkpoint_path is set) before the exception goes on.
   TrainingHistory& train(const torch::Tensor& train_ids, TrainingHistory& history,
-                         const TrainOptions& options = {});
+                         const RunOptions& options = {});
   /// The same with a new history, returned by value.
-  TrainingHistory train(const torch::Tensor& train_ids, const TrainOptions& options = {});
+  TrainingHistory train(const torch::Tensor& train_ids, const RunOptions& options = {});
 
   /// The loop train() runs, for any kind of step: calls `one_step` (which must advance `step` by
   /// one) until step == max_steps, logging, evaluating with `evaluate_held_out` (when set; the
   /// options' val_ids are not used here), calling on_log and checkpointing exactly as train()
-  /// does. Module 13's SFTTrainer trains through it with its own batch and loss.
+  /// does. The extras of the steps it logs and of its evaluations join the history as series.
+  /// Modules 13 and 14 train through it with their own batches and losses.
   TrainingHistory& run_loop(const std::function<StepMetrics()>& one_step,
-                            const std::function<double()>& evaluate_held_out,
-                            TrainingHistory& history, const TrainOptions& options = {});
+                            const std::function<EvalMetrics()>& evaluate_held_out,
+                            TrainingHistory& history, const RunOptions& options = {});
 
   /// Writes model parameters, optimizer state, generator state, step, hyper-parameters, history and
   /// `extra` to one file (an archive, archive.h), atomically: through a temporary file and a

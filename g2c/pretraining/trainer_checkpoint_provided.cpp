@@ -4,14 +4,14 @@
 //
 // Layout (version 2):
 //   "format", "version"  "g2c-trainer-checkpoint", 2
-//   "meta"               JSON: {trainer: {step, hyper-parameters, optimizer_name},
+//   "meta"               JSON: {trainer: {step, trainer_options_json's keys},
 //                        optimizer: {name, lr, weight_decay[, beta1, beta2, eps, step_count]},
-//                        extra}
+//                        history_extras: {extra: [names], val_extra: [names]}, extra}
 //   "model_params"       the model's parameters, on the CPU, in parameters() order
 //   "adamw_m", "adamw_v" AdamW's moments, one per parameter (AdamW only)
 //   "generator_state"    the batch generator's state (when the trainer has its own generator)
-//   "history"            {step, train_loss, lr, grad_norm, val_step, val_loss}: int64 / float64
-//                        tensors (NaN survives)
+//   "history"            {step, train_loss, lr, grad_norm, val_step, val_loss, extra/<name>,
+//                        val_extra/<name>}: int64 / float64 tensors (NaN survives)
 // Version 1 files (LibTorch archives of param_<i>) are not read: start the run again.
 #include <optional>
 #include <type_traits>
@@ -111,6 +111,20 @@ CheckpointFile open_checkpoint(const fs::path& requested) {
   h.grad_norm = from_tensor<double>(history, "grad_norm");
   h.val_step = from_tensor<std::int64_t>(history, "val_step");
   h.val_loss = from_tensor<double>(history, "val_loss");
+  const auto extras = meta.value("history_extras", nlohmann::json::object());
+  for (const auto& [kind, series] :
+       {std::pair{"extra", &h.extra}, std::pair{"val_extra", &h.val_extra}}) {
+    for (const auto& name : extras.value(kind, nlohmann::json::array())) {
+      if (!name.is_string()) {
+        throw ValueError(
+            fmt::format("checkpoint {}: history_extras/{} holds {}, not a name; the "
+                        "file is damaged",
+                        path.string(), kind, name.dump()));
+      }
+      (*series)[name.get<std::string>()] =
+          from_tensor<double>(history, fmt::format("{}/{}", kind, name.get<std::string>()));
+    }
+  }
   return {std::move(archive), std::move(meta), std::move(checkpoint)};
 }
 
@@ -118,20 +132,8 @@ CheckpointFile open_checkpoint(const fs::path& requested) {
 
 void Trainer::save_checkpoint(const fs::path& path, const TrainingHistory& history,
                               const nlohmann::json& extra) const {
-  nlohmann::json trainer_json = {
-      {"step", step},
-      {"batch_size", options.batch_size()},
-      {"context_length", options.context_length()},
-      {"max_steps", options.max_steps()},
-      {"max_lr", options.max_lr()},
-      {"min_lr", options.min_lr()},
-      {"warmup_steps", options.warmup_steps()},
-      {"weight_decay", options.weight_decay()},
-      {"grad_clip", options.grad_clip() ? nlohmann::json(*options.grad_clip()) : nullptr},
-      {"eval_every", options.eval_every()},
-      {"eval_iters", options.eval_iters()},
-      {"log_every", options.log_every()},
-      {"optimizer_name", optimizer_name}};
+  auto trainer_json = trainer_options_json(options);
+  trainer_json["step"] = step;
   nlohmann::json optimizer_json = {{"name", optimizer_name}, {"lr", optimizer->lr}};
 
   auto archive = archive_dict();
@@ -161,9 +163,21 @@ void Trainer::save_checkpoint(const fs::path& path, const TrainingHistory& histo
   series.insert("grad_norm", to_tensor(history.grad_norm));
   series.insert("val_step", to_tensor(history.val_step));
   series.insert("val_loss", to_tensor(history.val_loss));
+  // The extras' series under "extra/<name>" and "val_extra/<name>", their names in the meta
+  // record (so the reader knows what to look for).
+  auto extra_names = nlohmann::json::object(
+      {{"extra", nlohmann::json::array()}, {"val_extra", nlohmann::json::array()}});
+  for (const auto& [kind, extras] :
+       {std::pair{"extra", &history.extra}, std::pair{"val_extra", &history.val_extra}}) {
+    for (const auto& [name, values] : *extras) {
+      series.insert(fmt::format("{}/{}", kind, name), to_tensor(values));
+      extra_names[kind].push_back(name);
+    }
+  }
   archive.insert("history", series);
   const nlohmann::json meta = {{"trainer", trainer_json},
                                {"optimizer", optimizer_json},
+                               {"history_extras", extra_names},
                                {"extra", extra.is_null() ? nlohmann::json::object() : extra}};
   archive.insert("meta", meta.dump());
   write_archive(path, archive, /*keep_backup=*/true);

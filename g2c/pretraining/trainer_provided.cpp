@@ -24,6 +24,21 @@ nlohmann::json finite_or_null(const std::vector<double>& values) {
   return out;
 }
 
+/// Appends each named value to its series, which must then hold `length` values: a name that
+/// appears or disappears mid-run would leave series that no longer line up with their steps.
+void append_extras(std::map<std::string, std::vector<double>>& series, const NamedMetrics& values,
+                   std::size_t length) {
+  for (const auto& [name, value] : values) series[name].push_back(value);
+  for (const auto& [name, values_so_far] : series) {
+    if (values_so_far.size() != length) {
+      throw ValueError(
+          fmt::format("the metric '{}' has {} values for {} recorded steps: every step (and every "
+                      "evaluation) must report the same extra metrics",
+                      name, values_so_far.size(), length));
+    }
+  }
+}
+
 std::string lowercase(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -33,12 +48,48 @@ std::string lowercase(std::string text) {
 }  // namespace
 
 nlohmann::json TrainingHistory::to_json() const {
-  return {{"step", step},
-          {"train_loss", finite_or_null(train_loss)},
-          {"lr", finite_or_null(lr)},
-          {"grad_norm", finite_or_null(grad_norm)},
-          {"val_step", val_step},
-          {"val_loss", finite_or_null(val_loss)}};
+  nlohmann::json out = {{"step", step},
+                        {"train_loss", finite_or_null(train_loss)},
+                        {"lr", finite_or_null(lr)},
+                        {"grad_norm", finite_or_null(grad_norm)},
+                        {"val_step", val_step},
+                        {"val_loss", finite_or_null(val_loss)}};
+  for (const auto& [name, series] : extra) out[name] = finite_or_null(series);
+  for (const auto& [name, series] : val_extra) out["val_" + name] = finite_or_null(series);
+  return out;
+}
+
+nlohmann::json trainer_options_json(const TrainerOptions& o) {
+  return {{"batch_size", o.batch_size()},
+          {"context_length", o.context_length()},
+          {"max_steps", o.max_steps()},
+          {"optimizer", lowercase(o.optimizer())},
+          {"fused_kernels", o.fused_kernels()},
+          {"max_lr", o.max_lr()},
+          {"min_lr", o.min_lr()},
+          {"warmup_steps", o.warmup_steps()},
+          {"weight_decay", o.weight_decay()},
+          {"grad_clip", o.grad_clip() ? nlohmann::json(*o.grad_clip()) : nlohmann::json(nullptr)},
+          {"eval_every", o.eval_every()},
+          {"eval_iters", o.eval_iters()},
+          {"log_every", o.log_every()}};
+}
+
+EvalMetrics mean_over_batches(std::int64_t batches, const std::function<EvalMetrics()>& one_batch) {
+  if (batches < 1) {
+    throw ValueError(fmt::format("evaluate needs eval_iters >= 1, got {}", batches));
+  }
+  torch::NoGradGuard no_grad;
+  EvalMetrics sum;
+  for (std::int64_t i = 0; i < batches; ++i) {
+    const auto metrics = one_batch();
+    sum.loss += metrics.loss;
+    for (const auto& [name, value] : metrics.extra) sum.extra[name] += value;
+  }
+  const auto n = static_cast<double>(batches);
+  sum.loss /= n;
+  for (auto& [name, value] : sum.extra) value /= n;
+  return sum;
 }
 
 TrainingHistory empty_training_history() {
@@ -79,38 +130,35 @@ double Trainer::lr(std::int64_t at_step) const {
 }
 
 double Trainer::evaluate(const torch::Tensor& ids) {
-  if (options.eval_iters() < 1) {
-    throw ValueError(fmt::format("evaluate needs eval_iters >= 1, got {}", options.eval_iters()));
-  }
-  torch::NoGradGuard no_grad;
-  double total = 0.0;
-  for (std::int64_t i = 0; i < options.eval_iters(); ++i) {
-    const auto batch =
-        get_lm_batch(ids, options.batch_size(), options.context_length(), options.generator());
-    const auto logits = model->forward(batch.x.to(device));
-    total += lm_cross_entropy(logits, batch.y.to(device)).item<double>();
-  }
-  return total / static_cast<double>(options.eval_iters());
+  return mean_over_batches(
+             options.eval_iters(),
+             [&] {
+               const auto batch = get_lm_batch(ids, options.batch_size(), options.context_length(),
+                                               options.generator());
+               const auto logits = model->forward(batch.x.to(device));
+               return EvalMetrics{lm_cross_entropy(logits, batch.y.to(device)).item<double>()};
+             })
+      .loss;
 }
 
-TrainingHistory Trainer::train(const torch::Tensor& train_ids, const TrainOptions& train_options) {
+TrainingHistory Trainer::train(const torch::Tensor& train_ids, const RunOptions& train_options) {
   TrainingHistory history;
   train(train_ids, history, train_options);
   return history;
 }
 
 TrainingHistory& Trainer::train(const torch::Tensor& train_ids, TrainingHistory& history,
-                                const TrainOptions& train_options) {
-  std::function<double()> evaluate_held_out;
+                                const RunOptions& train_options) {
+  std::function<EvalMetrics()> evaluate_held_out;
   if (train_options.val_ids()) {
-    evaluate_held_out = [&] { return evaluate(*train_options.val_ids()); };
+    evaluate_held_out = [&] { return EvalMetrics{evaluate(*train_options.val_ids())}; };
   }
   return run_loop([&] { return train_step(train_ids); }, evaluate_held_out, history, train_options);
 }
 
 TrainingHistory& Trainer::run_loop(const std::function<StepMetrics()>& one_step,
-                                   const std::function<double()>& evaluate_held_out,
-                                   TrainingHistory& history, const TrainOptions& train_options) {
+                                   const std::function<EvalMetrics()>& evaluate_held_out,
+                                   TrainingHistory& history, const RunOptions& train_options) {
   const auto& every = train_options.checkpoint_every();
   if (every && *every <= 0) {
     throw ValueError(fmt::format("checkpoint_every must be positive (or unset), got {}", *every));
@@ -129,20 +177,31 @@ TrainingHistory& Trainer::run_loop(const std::function<StepMetrics()>& one_step,
       const auto index = step - 1;
       const bool done = step >= options.max_steps();
       std::optional<LogEvent> event;
+      const auto step_event = [&] {
+        LogEvent e;
+        e.step = index;
+        e.train_loss = metrics.loss;
+        e.lr = metrics.lr;
+        e.grad_norm = metrics.grad_norm;
+        e.extra = metrics.extra;
+        return e;
+      };
       if (index % options.log_every() == 0 || done) {
         history.step.push_back(index);
         history.train_loss.push_back(metrics.loss);
         history.lr.push_back(metrics.lr);
         history.grad_norm.push_back(metrics.grad_norm);
-        event = LogEvent{index, metrics.loss, std::nullopt, metrics.lr, metrics.grad_norm};
+        append_extras(history.extra, metrics.extra, history.step.size());
+        event = step_event();
       }
       if (evaluate_held_out && (index % options.eval_every() == 0 || done)) {
-        const double val_loss = evaluate_held_out();
+        const auto val = evaluate_held_out();
         history.val_step.push_back(index);
-        history.val_loss.push_back(val_loss);
-        if (!event)
-          event = LogEvent{index, metrics.loss, std::nullopt, metrics.lr, metrics.grad_norm};
-        event->val_loss = val_loss;
+        history.val_loss.push_back(val.loss);
+        append_extras(history.val_extra, val.extra, history.val_step.size());
+        if (!event) event = step_event();
+        event->val_loss = val.loss;
+        event->val_extra = val.extra;
       }
       if (train_options.on_log() && event) {
         event->elapsed_s =

@@ -7,13 +7,15 @@
 //   loss    masked_cross_entropy(logits, y, loss_mask); backward
 //   clip    grad_norm = clip_grad_norm_(params, grad_clip)   (pre-clip norm; 0.0 without clip)
 //   update  optimizer->step(); step += 1
-// Everything else is the module 10 Trainer this one holds (`core`): the device, the optimizer
+// Everything else is the module 10 Trainer this one holds (`trainer`): the device, the optimizer
 // (AdamW by default, as the Python edition's SFT), the schedule, the step counter, the training
 // loop with its logging, evaluation and checkpoints (Trainer::run_loop). SFTTrainer::train_step
 // is the student's.
 //
-//   SFTTrainer sft(model, examples, SFTTrainerOptions(/*max_seq_len=*/128, /*pad_id=*/0,
-//                  /*batch_size=*/16, /*max_steps=*/300, /*max_lr=*/3e-4).grad_clip(1.0));
+//   auto options = SFTTrainerOptions(/*max_seq_len=*/128, /*pad_id=*/0, /*batch_size=*/16,
+//                                    /*max_steps=*/300, /*max_lr=*/3e-4);
+//   options.trainer().grad_clip(1.0);
+//   SFTTrainer sft(model, examples, options);
 //   auto history = sft.train(held_out_examples);
 #pragma once
 
@@ -31,31 +33,24 @@
 
 namespace g2c::sft {
 
+/// Module 13's settings, and the module 10 recipe it trains with (`trainer`, AdamW by default as
+/// the Python edition's SFT). The recipe's context_length follows max_seq_len: the trainer gives
+/// its Trainer max_seq_len - 1 (fine_tuning_recipe).
+///   auto options = SFTTrainerOptions(/*max_seq_len=*/128, /*pad_id=*/0, /*batch_size=*/16,
+///                                    /*max_steps=*/300, /*max_lr=*/3e-4);
+///   options.trainer().grad_clip(1.0).warmup_steps(30);
 struct SFTTrainerOptions {
   SFTTrainerOptions(std::int64_t max_seq_len, std::int64_t pad_id, std::int64_t batch_size,
                     std::int64_t max_steps, double max_lr)
       : max_seq_len_(max_seq_len),
         pad_id_(pad_id),
-        batch_size_(batch_size),
-        max_steps_(max_steps),
-        max_lr_(max_lr) {}
+        trainer_(g2c::pretraining::TrainerOptions(batch_size, max_seq_len - 1, max_steps, max_lr)
+                     .optimizer("adamw")) {}
   TORCH_ARG(std::int64_t, max_seq_len);  // ids per padded example before the shift (≤ the model's)
   TORCH_ARG(std::int64_t, pad_id);       // fills short examples; its targets are never learned
-  TORCH_ARG(std::int64_t, batch_size);   // examples per step, drawn uniformly with replacement
-  TORCH_ARG(std::int64_t, max_steps);    // the run's length and the schedule's horizon
-  TORCH_ARG(double, max_lr);             // peak learning rate; about 10× below pretraining's
-  TORCH_ARG(double, min_lr) = 0.0;
-  TORCH_ARG(std::int64_t, warmup_steps) = 0;
-  TORCH_ARG(double, weight_decay) = 0.0;
-  TORCH_ARG(std::optional<double>, grad_clip) = std::nullopt;
-  TORCH_ARG(std::int64_t, eval_every) = 100;
-  TORCH_ARG(std::int64_t, eval_iters) = 20;  // batches averaged by evaluate()
-  TORCH_ARG(std::int64_t, log_every) = 10;
-  /// Draws every batch's examples (and is saved in checkpoints). Unset: the global generator.
-  TORCH_ARG(std::optional<at::Generator>, generator) = std::nullopt;
-  TORCH_ARG(std::string, device) = "auto";      // "auto", "cpu", "cuda", "mps"
-  TORCH_ARG(std::string, optimizer) = "adamw";  // "adamw" or "sgd"
-  TORCH_ARG(bool, fused_kernels) = false;       // AdamW through LibTorch's fused kernel
+  /// batch_size is examples per step, drawn uniformly with replacement; max_lr is about 10× below
+  /// pretraining's; the generator draws every batch's examples (and is saved in checkpoints).
+  TORCH_ARG(g2c::pretraining::TrainerOptions, trainer);
 };
 
 class SFTTrainer {
@@ -72,11 +67,12 @@ class SFTTrainer {
                    std::move(options)) {}
 
   /// The schedule's learning rate at `step` (the current step when none), as module 10's.
-  double lr() const { return core.lr(); }
-  double lr(std::int64_t at_step) const { return core.lr(at_step); }
+  double lr() const { return trainer.lr(); }
+  double lr(std::int64_t at_step) const { return trainer.lr(at_step); }
 
   /// batch_size examples drawn uniformly (with replacement) from `from` by the trainer's
-  /// generator, collated by pad_and_collate and moved to the device.
+  /// generator (draw_examples), collated by pad_and_collate and moved to the device. ValueError
+  /// when `from` is empty.
   SFTBatch sample_batch(const std::vector<SFTExample>& from);
 
   /// One optimization step on a fresh batch of the training examples; advances the step by one.
@@ -92,19 +88,19 @@ class SFTTrainer {
   /// its history, on_log and checkpoints; evaluates on `eval_examples` every eval_every steps
   /// when it is not empty. The options' val_ids are not used.
   g2c::pretraining::TrainingHistory train(const std::vector<SFTExample>& eval_examples = {},
-                                          const g2c::pretraining::TrainOptions& train_options = {});
+                                          const g2c::pretraining::RunOptions& run_options = {});
 
-  std::int64_t step() const { return core.step; }
-  torch::Device device() const { return core.device; }
-  std::int64_t max_steps() const { return options.max_steps(); }
-  std::int64_t batch_size() const { return options.batch_size(); }
-  g2c::nn::Module& model() { return *core.model; }
+  std::int64_t step() const { return trainer.step; }
+  torch::Device device() const { return trainer.device; }
+  std::int64_t max_steps() const { return trainer.options.max_steps(); }
+  std::int64_t batch_size() const { return trainer.options.batch_size(); }
+  g2c::nn::Module& model() { return *trainer.model; }
 
-  SFTTrainerOptions options;
+  SFTTrainerOptions options;  // as given; the recipe in use is trainer.options
   std::vector<SFTExample> examples;
-  /// Module 10's Trainer, on which this one is built: model, device, optimizer, step, schedule,
-  /// loop and checkpoints.
-  g2c::pretraining::Trainer core;
+  /// Module 10's Trainer, on which this one is built: model, device, optimizer, step, the recipe
+  /// (trainer.options), schedule, loop and checkpoints.
+  g2c::pretraining::Trainer trainer;
 };
 
 }  // namespace g2c::sft

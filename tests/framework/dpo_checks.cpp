@@ -17,6 +17,7 @@
 #include "g2c/training/schedule.h"
 #include "g2c/transformer/transformer_lm.h"
 #include "one_thread.h"
+#include "recipe_check.h"
 #include "torch_test.h"
 
 using Catch::Matchers::Contains;
@@ -27,6 +28,7 @@ using g2c::dpo::pad_and_collate_pref;
 using g2c::dpo::PreferenceExample;
 using g2c::dpo::sequence_logprob;
 using g2c::testing::max_abs_diff;
+using g2c::testing::with_recipe;
 using g2c::transformer::TransformerLM;
 using g2c::transformer::TransformerLMOptions;
 using Ids = std::vector<std::int64_t>;
@@ -229,11 +231,10 @@ TEST_CASE("the_reference_is_frozen_in_eval_mode_and_unchanged_by_training", "[dp
   auto reference = tiny_model(1);
   std::vector<torch::Tensor> before;
   for (const auto& p : reference->parameters()) before.push_back(p.detach().clone());
-  DPOTrainer trainer(model, reference, random_examples(6, 5, 40, 2),
-                     DPOTrainerOptions(12, 0, 0.5, 3, /*max_steps=*/5, 1e-2)
-                         .grad_clip(1.0)
-                         .device("cpu")
-                         .generator(seeded(3)));
+  DPOTrainer trainer(
+      model, reference, random_examples(6, 5, 40, 2),
+      with_recipe(DPOTrainerOptions(12, 0, 0.5, 3, /*max_steps=*/5, 1e-2),
+                  [&](auto& recipe) { recipe.grad_clip(1.0).device("cpu").generator(seeded(3)); }));
   CHECK_FALSE(reference->is_training());
   for (const auto& p : reference->parameters()) CHECK_FALSE(p.requires_grad());
   for (const auto& p : model->parameters()) CHECK(p.requires_grad());
@@ -250,30 +251,34 @@ TEST_CASE("the_reference_is_frozen_in_eval_mode_and_unchanged_by_training", "[dp
     moved = std::max(moved, max_abs_diff(policy[i], after[i]));
   }
   CHECK(moved > 1e-4);
-  CHECK(history.reward_margin.back() != 0.0);
+  CHECK(history.extra.at("reward_margin").back() != 0.0);
 }
 
 TEST_CASE("dpo_trainer_through_module_10s_loop_matches_a_written_out_loop", "[dpo]") {
   const auto examples = random_examples(9, 6, 40, 11);
   const auto eval_examples = random_examples(4, 6, 40, 12);
-  const auto options = DPOTrainerOptions(/*max_seq_len=*/12, /*pad_id=*/0, /*beta=*/0.2,
-                                         /*batch_size=*/3, /*max_steps=*/7, /*max_lr=*/3e-3)
-                           .warmup_steps(2)
-                           .min_lr(1e-4)
-                           .weight_decay(0.1)
-                           .grad_clip(0.5)
-                           .log_every(3)
-                           .eval_every(4)
-                           .eval_iters(2)
-                           .device("cpu");
+  const auto options =
+      with_recipe(DPOTrainerOptions(/*max_seq_len=*/12, /*pad_id=*/0, /*beta=*/0.2,
+                                    /*batch_size=*/3, /*max_steps=*/7, /*max_lr=*/3e-3),
+                  [&](auto& recipe) {
+                    recipe.warmup_steps(2)
+                        .min_lr(1e-4)
+                        .weight_decay(0.1)
+                        .grad_clip(0.5)
+                        .log_every(3)
+                        .eval_every(4)
+                        .eval_iters(2)
+                        .device("cpu");
+                  });
   auto model = tiny_model(1);
   DPOTrainer trainer(model, tiny_model(1), examples,
-                     DPOTrainerOptions(options).generator(seeded(8)));
+                     with_recipe(options, [&](auto& recipe) { recipe.generator(seeded(8)); }));
   std::vector<std::int64_t> on_log_steps;
-  const auto history = trainer.train(eval_examples, g2c::pretraining::TrainOptions().on_log(
-                                                        [&](const g2c::pretraining::LogEvent& e) {
-                                                          on_log_steps.push_back(e.step);
-                                                        }));
+  const auto history =
+      trainer.train(eval_examples,
+                    g2c::pretraining::RunOptions().on_log([&](const g2c::pretraining::LogEvent& e) {
+                      on_log_steps.push_back(e.step);
+                    }));
 
   // The same run written out: the same draws, collation, log-probs, loss, schedule, clipping and
   // AdamW; the reference is a second copy of the starting weights.
@@ -328,19 +333,16 @@ TEST_CASE("dpo_trainer_through_module_10s_loop_matches_a_written_out_loop", "[dp
       val_margins.push_back(margin / 2.0);
     }
   }
-  CHECK(history.losses.step == logged);
   CHECK(history.step == logged);
-  CHECK(history.losses.train_loss == losses);
-  CHECK(history.reward_margin == margins);
-  CHECK(history.accuracy == accuracies);
-  CHECK(history.chosen_reward.size() == logged.size());
-  CHECK(history.rejected_reward.size() == logged.size());
-  CHECK(history.losses.val_step == evaluated);
+  CHECK(history.train_loss == losses);
+  CHECK(history.extra.at("reward_margin") == margins);
+  CHECK(history.extra.at("accuracy") == accuracies);
+  CHECK(history.extra.at("chosen_reward").size() == logged.size());
+  CHECK(history.extra.at("rejected_reward").size() == logged.size());
   CHECK(history.val_step == evaluated);
   CHECK(history.val_loss == val_losses);
-  CHECK(history.losses.val_loss == val_losses);
-  CHECK(history.val_reward_margin == val_margins);
-  CHECK(history.val_accuracy.size() == evaluated.size());
+  CHECK(history.val_extra.at("reward_margin") == val_margins);
+  CHECK(history.val_extra.at("accuracy").size() == evaluated.size());
   CHECK(on_log_steps == std::vector<std::int64_t>{0, 3, 4, 6});
   const auto params = model->parameters(), twin_params = twin->parameters();
   for (std::size_t i = 0; i < params.size(); ++i) CHECK(torch::equal(params[i], twin_params[i]));
@@ -350,6 +352,7 @@ TEST_CASE("dpo_trainer_through_module_10s_loop_matches_a_written_out_loop", "[dp
         "reward_margin", "accuracy", "val_step", "val_loss", "val_accuracy", "val_reward_margin"}) {
     CHECK(json.contains(key));
   }
+  CHECK(json.size() == 12);  // the Python edition's keys, no more
   CHECK(json["reward_margin"].size() == logged.size());
 }
 
@@ -378,9 +381,9 @@ TEST_CASE("dpo_bad_input_messages", "[dpo]") {
       Contains("beta must be positive"));
   CHECK_THROWS_WITH(DPOTrainer(model, tiny_model(0), examples, DPOTrainerOptions(options).beta(-1)),
                     Contains("beta must be positive"));
-  CHECK_THROWS_WITH(
-      DPOTrainer(model, tiny_model(0), examples, DPOTrainerOptions(options).batch_size(-1)),
-      Contains("batch_size must be positive"));
+  CHECK_THROWS_WITH(DPOTrainer(model, tiny_model(0), examples,
+                               with_recipe(options, [&](auto& recipe) { recipe.batch_size(-1); })),
+                    Contains("batch_size must be positive"));
   CHECK_THROWS_WITH(
       DPOTrainer(model, tiny_model(0), examples, DPOTrainerOptions(options).max_seq_len(1)),
       Contains("max_seq_len must be > 1"));
@@ -388,7 +391,8 @@ TEST_CASE("dpo_bad_input_messages", "[dpo]") {
   CHECK_THROWS_WITH(DPOTrainer(model.ptr(), nullptr, examples, options),
                     Contains("needs a reference model"));
   CHECK_THROWS_WITH(
-      DPOTrainer(model, tiny_model(0), examples, DPOTrainerOptions(options).optimizer("adam")),
+      DPOTrainer(model, tiny_model(0), examples,
+                 with_recipe(options, [&](auto& recipe) { recipe.optimizer("adam"); })),
       Contains("'sgd' or 'adamw'"));
   // A refused construction leaves the policy trainable: the checks run before anything is frozen.
   for (const auto& p : model->parameters()) CHECK(p.requires_grad());

@@ -27,10 +27,10 @@
 
 using Catch::Matchers::Contains;
 using g2c::pretraining::LogEvent;
+using g2c::pretraining::RunOptions;
 using g2c::pretraining::Trainer;
 using g2c::pretraining::TrainerOptions;
 using g2c::pretraining::TrainingHistory;
-using g2c::pretraining::TrainOptions;
 using g2c::testing::max_abs_diff;
 using g2c::testing::model_with_seed;
 using g2c::testing::resumable_options;
@@ -53,7 +53,7 @@ TEST_CASE("resumed_run_matches_an_uninterrupted_run_exactly", "[trainer][checkpo
 
   // The whole run, without a break.
   Trainer straight(model_with_seed(0), resumable_options(12));
-  const auto expected = straight.train(train_ids, TrainOptions().val_ids(val_ids));
+  const auto expected = straight.train(train_ids, RunOptions().val_ids(val_ids));
 
   // The same run, stopped by an exception after step 6 (the trainer saves on the way out), then
   // continued by a new process: a fresh model with other weights and a generator in another state.
@@ -62,7 +62,7 @@ TEST_CASE("resumed_run_matches_an_uninterrupted_run_exactly", "[trainer][checkpo
   TrainingHistory partial;
   CHECK_THROWS_AS(
       first.train(train_ids, partial,
-                  TrainOptions().val_ids(val_ids).checkpoint_path(path).checkpoint_every(5).on_log(
+                  RunOptions().val_ids(val_ids).checkpoint_path(path).checkpoint_every(5).on_log(
                       [](const LogEvent& event) {
                         if (event.step == 6) throw StopRun();
                       })),
@@ -73,8 +73,7 @@ TEST_CASE("resumed_run_matches_an_uninterrupted_run_exactly", "[trainer][checkpo
                  resumable_options(12).generator(at::make_generator<at::CPUGeneratorImpl>(12345)));
   auto checkpoint = second.load_checkpoint(path);
   REQUIRE(second.step == 7);
-  const auto& resumed =
-      second.train(train_ids, checkpoint.history, TrainOptions().val_ids(val_ids));
+  const auto& resumed = second.train(train_ids, checkpoint.history, RunOptions().val_ids(val_ids));
 
   CHECK(resumed.step == expected.step);
   CHECK(resumed.val_step == expected.val_step);

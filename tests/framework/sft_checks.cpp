@@ -26,6 +26,7 @@
 #include "g2c/training/schedule.h"
 #include "g2c/transformer/transformer_lm.h"
 #include "one_thread.h"
+#include "recipe_check.h"
 #include "torch_test.h"
 
 using Catch::Matchers::Contains;
@@ -38,6 +39,7 @@ using g2c::sft::SFTExample;
 using g2c::sft::SFTTrainer;
 using g2c::sft::SFTTrainerOptions;
 using g2c::testing::max_abs_diff;
+using g2c::testing::with_recipe;
 using g2c::tokenizer::BPETokenizer;
 using g2c::transformer::TransformerLM;
 using g2c::transformer::TransformerLMOptions;
@@ -208,16 +210,16 @@ TEST_CASE("chat_template_with_the_course_tokenizer", "[sft]") {
 
 TEST_CASE("sft_trainer_through_module_10s_loop_matches_a_written_out_loop", "[sft]") {
   const auto examples = random_examples(9, 14, 40, 11);
-  const auto options = SFTTrainerOptions(/*max_seq_len=*/12, /*pad_id=*/0, /*batch_size=*/3,
-                                         /*max_steps=*/7, /*max_lr=*/3e-3)
-                           .warmup_steps(2)
-                           .min_lr(1e-4)
-                           .weight_decay(0.1)
-                           .grad_clip(0.5)
-                           .log_every(1)
-                           .device("cpu");
+  const auto options = with_recipe(
+      SFTTrainerOptions(/*max_seq_len=*/12, /*pad_id=*/0, /*batch_size=*/3,
+                        /*max_steps=*/7, /*max_lr=*/3e-3),
+      [&](auto& recipe) {
+        recipe.warmup_steps(2).min_lr(1e-4).weight_decay(0.1).grad_clip(0.5).log_every(1).device(
+            "cpu");
+      });
   auto model = tiny_model(1);
-  SFTTrainer trainer(model, examples, SFTTrainerOptions(options).generator(seeded(8)));
+  SFTTrainer trainer(model, examples,
+                     with_recipe(options, [&](auto& recipe) { recipe.generator(seeded(8)); }));
   const auto history = trainer.train();
 
   // The same run written out: the same draws, collation, loss, schedule, clipping and AdamW.
@@ -246,42 +248,43 @@ TEST_CASE("sft_trainer_through_module_10s_loop_matches_a_written_out_loop", "[sf
 
 TEST_CASE("a_resumed_sft_run_equals_an_uninterrupted_one", "[sft]") {
   const auto examples = random_examples(8, 14, 40, 3);
-  const auto options = SFTTrainerOptions(12, 0, 2, /*max_steps=*/6, 2e-3)
-                           .warmup_steps(1)
-                           .grad_clip(1.0)
-                           .log_every(1)
-                           .device("cpu");
+  const auto options = with_recipe(
+      SFTTrainerOptions(12, 0, 2, /*max_steps=*/6, 2e-3),
+      [&](auto& recipe) { recipe.warmup_steps(1).grad_clip(1.0).log_every(1).device("cpu"); });
   const auto folder =
       std::filesystem::temp_directory_path() / ("g2c-sft-checks-" + std::to_string(::getpid()));
   std::filesystem::create_directories(folder);
   const auto path = folder / "sft.ckpt";
 
   auto straight = tiny_model(2);
-  SFTTrainer uninterrupted(straight, examples, SFTTrainerOptions(options).generator(seeded(5)));
+  SFTTrainer uninterrupted(
+      straight, examples, with_recipe(options, [&](auto& recipe) { recipe.generator(seeded(5)); }));
   const auto full = uninterrupted.train();
 
   auto first_model = tiny_model(2);
-  SFTTrainer first(first_model, examples,
-                   SFTTrainerOptions(options).max_steps(6).generator(seeded(5)));
+  SFTTrainer first(first_model, examples, with_recipe(options, [&](auto& recipe) {
+                     recipe.max_steps(6).generator(seeded(5));
+                   }));
   g2c::pretraining::TrainingHistory history;
   // Stop after three steps by throwing from the log callback; the loop checkpoints on the way out.
   struct Stop {};
   try {
-    first.core.run_loop([&] { return first.train_step(); }, nullptr, history,
-                        g2c::pretraining::TrainOptions().checkpoint_path(path).on_log(
-                            [](const g2c::pretraining::LogEvent& event) {
-                              if (event.step == 2) throw Stop{};
-                            }));
+    first.trainer.run_loop([&] { return first.train_step(); }, nullptr, history,
+                           g2c::pretraining::RunOptions().checkpoint_path(path).on_log(
+                               [](const g2c::pretraining::LogEvent& event) {
+                                 if (event.step == 2) throw Stop{};
+                               }));
   } catch (const Stop&) {
   }
   REQUIRE(first.step() == 3);
 
   auto second_model = tiny_model(99);  // other weights: the checkpoint must restore them
-  SFTTrainer second(second_model, examples, SFTTrainerOptions(options).generator(seeded(1234)));
-  const auto checkpoint = second.core.load_checkpoint(path);
+  SFTTrainer second(second_model, examples,
+                    with_recipe(options, [&](auto& recipe) { recipe.generator(seeded(1234)); }));
+  const auto checkpoint = second.trainer.load_checkpoint(path);
   REQUIRE(second.step() == 3);
   auto resumed = checkpoint.history;
-  second.core.run_loop([&] { return second.train_step(); }, nullptr, resumed);
+  second.trainer.run_loop([&] { return second.train_step(); }, nullptr, resumed);
   CHECK(resumed.train_loss == full.train_loss);
   const auto a = straight->parameters(), b = second_model->parameters();
   for (std::size_t i = 0; i < a.size(); ++i) CHECK(torch::equal(a[i], b[i]));
@@ -310,6 +313,7 @@ TEST_CASE("sft_bad_input_messages", "[sft]") {
   CHECK_THROWS_WITH(SFTTrainer(model, {}, SFTTrainerOptions(8, 0, 2, 10, 1e-3)),
                     Contains("at least one training example"));
   CHECK_THROWS_WITH(SFTTrainer(model, random_examples(2, 6, 40, 0),
-                               SFTTrainerOptions(8, 0, 2, 10, 1e-3).optimizer("adam")),
+                               with_recipe(SFTTrainerOptions(8, 0, 2, 10, 1e-3),
+                                           [&](auto& recipe) { recipe.optimizer("adam"); })),
                     Contains("'sgd' or 'adamw'"));
 }

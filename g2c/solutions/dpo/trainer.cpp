@@ -9,8 +9,8 @@ DPOStepMetrics DPOTrainer::train_step() {
   const auto [cx, cy, cm, rx, ry, rm] = sample_batch(examples);  // (B, L - 1) each, on the device
 
   const double step_lr = lr();  // this step's rate: read before the counter moves
-  core.optimizer->lr = step_lr;
-  core.optimizer->zero_grad();
+  trainer.optimizer->lr = step_lr;
+  trainer.optimizer->zero_grad();
 
   // The policy's scores of both answers, with the graph the update needs: (B, L - 1, V) -> (B,).
   const auto policy_chosen = sequence_logprob(model().forward(cx), cy, cm);
@@ -28,11 +28,11 @@ DPOStepMetrics DPOTrainer::train_step() {
   loss.backward();
 
   double grad_norm = 0.0;
-  if (options.grad_clip()) {
-    grad_norm = g2c::training::clip_grad_norm_(model().parameters(), *options.grad_clip());
+  if (const auto clip = trainer.options.grad_clip()) {
+    grad_norm = g2c::training::clip_grad_norm_(model().parameters(), *clip);
   }
-  core.optimizer->step();
-  core.step += 1;
+  trainer.optimizer->step();
+  trainer.step += 1;
   return {loss.item<double>(),
           step_lr,
           grad_norm,
