@@ -8,17 +8,22 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "g2c/core/archive.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/shapes.h"
 #include "g2c/lora/layer.h"
-#include "g2c/pretraining/archive.h"
 
 namespace g2c::lora {
 
 namespace {
 
-constexpr const char* kFormat = "g2c.lora_adapter";
-constexpr std::int64_t kVersion = 1;
+/// One file written whole (atomically), with no .bak: an adapter is saved once, at the end of a
+/// run.
+const g2c::ArchiveKind kAdapterFile{.what = "LoRA adapter",
+                                    .format = "g2c.lora_adapter",
+                                    .version = 1,
+                                    .remedy = "write one with save_lora_adapter",
+                                    .keeps_backup = false};
 
 bool is_adapter_name(const std::string& name) {
   for (const std::string suffix : {"lora_A", "lora_B"}) {
@@ -139,28 +144,17 @@ void save_lora_adapter(const std::filesystem::path& path, const torch::nn::Modul
     names.push_back(item.key());
     tensors.push_back(item.value());
   }
-  auto dict = g2c::pretraining::archive_dict();
-  dict.insert("format", std::string(kFormat));
-  dict.insert("version", kVersion);
-  dict.insert("layers", g2c::pretraining::to_archive_value(layer_list));
-  dict.insert("names", g2c::pretraining::to_archive_value(names));
-  dict.insert("tensors", g2c::pretraining::archive_tensors(tensors));
-  dict.insert("info", g2c::pretraining::to_archive_value(info));
-  g2c::pretraining::write_archive(path, dict);
+  auto dict = g2c::archive_dict();
+  dict.insert("layers", g2c::to_archive_value(layer_list));
+  dict.insert("names", g2c::to_archive_value(names));
+  dict.insert("tensors", g2c::archive_tensors(tensors));
+  dict.insert("info", g2c::to_archive_value(info));
+  g2c::write_archive(path, dict, kAdapterFile);
 }
 
 LoadedAdapter load_lora_adapter(const std::filesystem::path& path, torch::nn::Module& model) {
-  const auto file = g2c::pretraining::read_archive(path, "LoRA adapter");
+  const auto file = g2c::read_archive(path, kAdapterFile);
   const std::string where = file.path().string();
-  if (!file.contains("format") || file.string("format") != kFormat) {
-    throw ValueError(fmt::format(
-        "{} is not a LoRA adapter file (no format '{}'); write one with save_lora_adapter", where,
-        kFormat));
-  }
-  if (const auto version = file.integer("version"); version != kVersion) {
-    throw ValueError(fmt::format("{} is a LoRA adapter of version {}; this build reads version {}",
-                                 where, version, kVersion));
-  }
   const auto names = file.json("names");
   const auto tensors = file.tensors("tensors");
   if (!names.is_array() || names.size() != tensors.size()) {
@@ -235,7 +229,7 @@ LoadedAdapter load_lora_adapter(const std::filesystem::path& path, torch::nn::Mo
     state.insert(tensor_names[i], tensors[i]);
   }
   load_lora_state_dict(model, state);
-  return {file.contains("info") ? file.json("info") : nlohmann::json::object(), file.fallback_note};
+  return {file.contains("info") ? file.json("info") : nlohmann::json::object()};
 }
 
 LoRAModel::LoRAModel(std::shared_ptr<g2c::nn::Module> model) : model_(std::move(model)) {

@@ -7,7 +7,7 @@
 // Loading is strict: the same set of names and the same shapes, or nothing is changed. Loading
 // the intersection would "work" and behave wrong.
 //
-// The adapter file (save_lora_adapter) is an archive (g2c/pretraining/archive.h, what PyTorch's
+// The adapter file (save_lora_adapter) is an archive (g2c/core/archive.h, what PyTorch's
 // torch.save writes) holding one dict:
 //   format "g2c.lora_adapter", version 1,
 //   layers   [{name, in_features, out_features, rank, alpha}, …]   one per LoRA layer
@@ -69,7 +69,6 @@ void save_lora_adapter(const std::filesystem::path& path, const torch::nn::Modul
 /// What load_lora_adapter() read besides the tensors.
 struct LoadedAdapter {
   nlohmann::json info;  // the info the file was saved with
-  std::string note;     // why `<path>.bak` was read instead (archive.h); empty when it was not
 };
 
 /// Loads an adapter file into a model injected the same way. Checks everything before it changes

@@ -8,10 +8,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "g2c/core/archive.h"
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/clock.h"
 #include "g2c/core/errors.h"
-#include "g2c/pretraining/archive.h"
 #include "g2c/pretraining/build_info.h"
 
 namespace g2c::pretraining {
@@ -21,6 +21,13 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kModelFile = "model.pt";
+/// The Python edition's layout, untagged. No .bak, as in the Python edition: model.pt, config.json
+/// and manifest.json belong together, and a model.pt.bak would belong to none of them.
+const g2c::ArchiveKind kModelFileKind{.what = "model file",
+                                      .format = "",
+                                      .version = 0,
+                                      .remedy = "save the artifact again",
+                                      .keeps_backup = false};
 constexpr const char* kConfigFile = "config.json";
 constexpr const char* kManifestFile = "manifest.json";
 // The Python TransformerLM's keyword arguments besides vocab_size, in its constructor's order.
@@ -224,7 +231,7 @@ fs::path save_model_artifact(const ModelArtifactInfo& info,
       {"parameter_count", g2c::transformer::parameter_count(model->options)}};
   // The manifest last: a folder with a manifest has its model and config complete. No .bak of
   // model.pt, as in the Python edition: the three files belong together.
-  write_archive(folder / kModelFile, weights);
+  write_archive(folder / kModelFile, weights, kModelFileKind);
   write_json_atomic(folder / kConfigFile, config);
   write_json_atomic(folder / kManifestFile, manifest);
   return folder;
@@ -233,8 +240,7 @@ fs::path save_model_artifact(const ModelArtifactInfo& info,
 ModelArtifact load_model_artifact(const std::string& name_or_dir, torch::Device device) {
   const fs::path as_path(name_or_dir);
   const fs::path folder = fs::is_directory(as_path) ? as_path : model_artifact_dir(name_or_dir);
-  const bool has_model = fs::exists(folder / kModelFile) ||
-                         fs::exists(fs::path((folder / kModelFile).string() + ".bak"));
+  const bool has_model = fs::exists(folder / kModelFile);
   if (!fs::is_regular_file(folder / kManifestFile) || !has_model) {
     throw ValueError(fmt::format(
         "no model artifact '{}' at {} (manifest.json and model.pt are needed). Train and save one "
@@ -248,22 +254,32 @@ ModelArtifact load_model_artifact(const std::string& name_or_dir, torch::Device 
   artifact.dir = folder;
   artifact.manifest = read_json(folder / kManifestFile);
   artifact.summary = read_manifest_summary(artifact.manifest, folder / kManifestFile);
-  const auto weights = read_archive(folder / kModelFile, "model file");
-  artifact.note = weights.fallback_note;
+  const auto weights = read_archive(folder / kModelFile, kModelFileKind);
   const auto vocab_size = weights.integer("vocab_size");
   const auto model_config = weights.json("model_config");
   const auto options = model_config_from_json(vocab_size, model_config);
+  // model.pt is the authority on the model. The copies of its description in config.json and
+  // manifest.json, where present, must describe the same model: files that disagree do not belong
+  // together, and a reader of either copy would be misled.
+  const auto check_copy = [&](const fs::path& file, const nlohmann::json& record) {
+    const auto described = record.value("model_config", nlohmann::json());
+    const auto described_vocab = record.value("vocab_size", nlohmann::json(vocab_size));
+    if (described.is_null()) return;
+    const bool same_vocab =
+        described_vocab.is_number_integer() && described_vocab.get<std::int64_t>() == vocab_size;
+    if (!same_vocab || model_config_json(model_config_from_json(vocab_size, described)) !=
+                           model_config_json(options)) {
+      throw ValueError(fmt::format(
+          "{} describes the model {} (vocab_size {}), but {} holds {} (vocab_size {}); the files "
+          "do not belong together: save the artifact again",
+          file.string(), described.dump(), described_vocab.dump(), weights.path().string(),
+          model_config.dump(), vocab_size));
+    }
+  };
+  check_copy(folder / kManifestFile, artifact.manifest);
   if (fs::is_regular_file(folder / kConfigFile)) {
     artifact.config = read_json(folder / kConfigFile);
-    const auto described = artifact.config.value("model_config", nlohmann::json());
-    if (model_config_json(model_config_from_json(vocab_size, described)) !=
-        model_config_json(options)) {
-      throw ValueError(fmt::format(
-          "{} describes the model {}, but {} holds {}; the files do not belong together: save the "
-          "artifact again",
-          (folder / kConfigFile).string(), described.dump(), weights.path().string(),
-          model_config.dump()));
-    }
+    check_copy(folder / kConfigFile, artifact.config);
   } else {
     artifact.config = {{"model_config", model_config_json(options)}};
   }

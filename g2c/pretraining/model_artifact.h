@@ -3,7 +3,7 @@
 //
 // clang-format off
 //   artifacts/models/<name>/
-//     model.pt        an archive (archive.h; what torch.save writes) of the dict
+//     model.pt        an archive (g2c/core/archive.h; what torch.save writes) of the dict
 //                       {"vocab_size": V,
 //                        "model_config": {embedding_dim, num_layers, num_heads, max_seq_len,
 //                                         hidden_dim},   the Python TransformerLM's keywords;
@@ -22,7 +22,8 @@
 // (max_seq_len, D); per block ln1 gamma, beta, attn q_proj W, b, k_proj W, b, v_proj W, b,
 // out_proj W, b, ln2 gamma, beta, ffn fc1 W, b, fc2 W, b; then ln_final gamma, beta and the head's
 // bias (V). Linear weights are W (in, out) in both editions. The model is rebuilt from model.pt
-// itself, and config.json, when present, must agree with it.
+// itself, the one authority on it: config.json's and manifest.json's copies of its description,
+// when present, must agree with it.
 // Each file is written atomically. A generator loads the model and its manifest, then the tokenizer
 // artifact the manifest names:
 //   auto artifact = load_model_artifact("ShakespeareLM-1M");
@@ -121,7 +122,6 @@ struct ModelArtifact {
   nlohmann::json manifest;
   ManifestSummary summary;  // the fields of `manifest` programs read
   nlohmann::json config;    // config.json ({"model_config": ...} from model.pt when there is none)
-  std::string note;         // why model.pt.bak was read instead of model.pt; empty otherwise
 };
 
 /// Loads an artifact by name (or alias) or by folder path, written by this edition or the Python

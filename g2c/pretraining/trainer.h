@@ -194,8 +194,8 @@ class Trainer {
                             TrainingHistory& history, const RunOptions& options = {});
 
   /// Writes model parameters, optimizer state, generator state, step, hyper-parameters, history and
-  /// `extra` to one file (an archive, archive.h), atomically: through a temporary file and a
-  /// rename, with the previous checkpoint kept as `<path>.bak`. A run killed mid-save leaves the
+  /// `extra` to one file (an archive, g2c/core/archive.h), atomically: through a temporary file and
+  /// a rename, with the previous checkpoint kept as `<path>.bak`. A run killed mid-save leaves the
   /// last good checkpoint. `extra` is JSON (JSON has no NaN: non-finite numbers become null).
   void save_checkpoint(const std::filesystem::path& path, const TrainingHistory& history = {},
                        const nlohmann::json& extra = nlohmann::json::object()) const;

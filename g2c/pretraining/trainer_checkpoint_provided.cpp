@@ -1,6 +1,6 @@
-// Trainer checkpoints: one archive (archive.h, the torch.save format) holding the tensors (model
-// parameters, AdamW moments, generator state, history series) and one JSON string for everything
-// else. The file is read back key by key, and anything unexpected is a ValueError.
+// Trainer checkpoints: one archive (g2c/core/archive.h, the torch.save format) holding the tensors
+// (model parameters, AdamW moments, generator state, history series) and one JSON string for
+// everything else. The file is read back key by key, and anything unexpected is a ValueError.
 //
 // Layout (version 2):
 //   "format", "version"  "g2c-trainer-checkpoint", 2
@@ -18,9 +18,9 @@
 
 #include <fmt/format.h>
 
+#include "g2c/core/archive.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/shapes.h"
-#include "g2c/pretraining/archive.h"
 #include "g2c/pretraining/trainer.h"
 
 namespace g2c::pretraining {
@@ -29,8 +29,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kFormat = "g2c-trainer-checkpoint";
-constexpr std::int64_t kVersion = 2;
+/// Rolling: each save keeps the previous checkpoint as .bak, and a damaged one is read from it.
+const ArchiveKind kCheckpointFile{.what = "checkpoint",
+                                  .format = "g2c-trainer-checkpoint",
+                                  .version = 2,
+                                  .remedy = "start the run again",
+                                  .keeps_backup = true};
 constexpr const char* kOtherModel =
     "it was written for another model configuration, or it is damaged";
 
@@ -78,17 +82,8 @@ struct CheckpointFile {
 };
 
 CheckpointFile open_checkpoint(const fs::path& requested) {
-  auto archive = read_archive(requested, "checkpoint");
+  auto archive = read_archive(requested, kCheckpointFile);
   const fs::path& path = archive.path();
-  if (!archive.contains("format") || archive.string("format") != kFormat) {
-    throw ValueError(
-        fmt::format("{} is not a g2c trainer checkpoint (no format '{}')", path.string(), kFormat));
-  }
-  if (const auto version = archive.integer("version"); version != kVersion) {
-    throw ValueError(fmt::format(
-        "checkpoint {} has version {}, this build reads version {}; start the run again",
-        path.string(), version, kVersion));
-  }
   auto meta = nlohmann::json::parse(archive.string("meta"), nullptr, /*allow_exceptions=*/false);
   if (!meta.is_object()) {
     throw ValueError(
@@ -97,7 +92,7 @@ CheckpointFile open_checkpoint(const fs::path& requested) {
                     path.string()));
   }
   Checkpoint checkpoint;
-  checkpoint.version = kVersion;
+  checkpoint.version = kCheckpointFile.version;
   checkpoint.path = path;
   checkpoint.note = archive.fallback_note;
   checkpoint.trainer = meta.value("trainer", nlohmann::json());
@@ -137,8 +132,6 @@ void Trainer::save_checkpoint(const fs::path& path, const TrainingHistory& histo
   nlohmann::json optimizer_json = {{"name", optimizer_name}, {"lr", optimizer->lr}};
 
   auto archive = archive_dict();
-  archive.insert("format", kFormat);
-  archive.insert("version", kVersion);
   archive.insert("model_params", archive_tensors(model->parameters()));
   if (const auto* sgd = dynamic_cast<const g2c::nn::SGD*>(optimizer.get())) {
     optimizer_json["weight_decay"] = sgd->weight_decay;
@@ -180,7 +173,7 @@ void Trainer::save_checkpoint(const fs::path& path, const TrainingHistory& histo
                                {"history_extras", extra_names},
                                {"extra", extra.is_null() ? nlohmann::json::object() : extra}};
   archive.insert("meta", meta.dump());
-  write_archive(path, archive, /*keep_backup=*/true);
+  write_archive(path, archive, kCheckpointFile);
 }
 
 Checkpoint read_checkpoint(const fs::path& path) {

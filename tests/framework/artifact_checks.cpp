@@ -15,9 +15,9 @@
 
 #include <torch/torch.h>
 
+#include "g2c/core/archive.h"
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"
-#include "g2c/pretraining/archive.h"
 #include "g2c/pretraining/build_info.h"
 #include "g2c/pretraining/model_artifact.h"
 #include "g2c/transformer/transformer_lm.h"
@@ -26,7 +26,8 @@
 #include "torch_test.h"
 
 using Catch::Matchers::Contains;
-using g2c::pretraining::ArchiveDict;
+namespace fs = std::filesystem;
+using g2c::ArchiveDict;
 using g2c::pretraining::TrainingHistory;
 using g2c::testing::max_abs_diff;
 using g2c::testing::model_with_seed;
@@ -41,10 +42,10 @@ namespace {
 /// model.pt as the Python edition's save_model_artifact writes it, built key by key here rather
 /// than by save_model_artifact: {"vocab_size", "model_config", "params"}.
 ArchiveDict python_layout(const TransformerLM& model, const nlohmann::json& model_config) {
-  auto weights = g2c::pretraining::archive_dict();
+  auto weights = g2c::archive_dict();
   weights.insert("vocab_size", model->vocab_size);
-  weights.insert("model_config", g2c::pretraining::to_archive_value(model_config));
-  weights.insert("params", g2c::pretraining::archive_tensors(model->parameters()));
+  weights.insert("model_config", g2c::to_archive_value(model_config));
+  weights.insert("params", g2c::archive_tensors(model->parameters()));
   return weights;
 }
 
@@ -61,24 +62,76 @@ c10::impl::GenericDict load_pickle(const std::filesystem::path& path) {
 
 }  // namespace
 
+TEST_CASE("archive_kind_tags_checks_and_keeps_backups_by_one_rule", "[artifact]") {
+  const auto folder = temporary_folder("archive-kind");
+  const g2c::ArchiveKind rolling{.what = "test file",
+                                 .format = "g2c-test",
+                                 .version = 3,
+                                 .remedy = "write it again",
+                                 .keeps_backup = true};
+  auto single = rolling;
+  single.keeps_backup = false;
+  auto dict = g2c::archive_dict();
+  dict.insert("step", std::int64_t{1});
+
+  // Tagged on writing, the caller's dict untouched; checked on reading.
+  const auto path = folder / "rolling.pt";
+  g2c::write_archive(path, dict, rolling);
+  CHECK_FALSE(dict.contains("format"));
+  const auto view = g2c::read_archive(path, rolling);
+  CHECK(view.string("format") == "g2c-test");
+  CHECK(view.integer("version") == 3);
+  auto newer = rolling;
+  newer.version = 4;
+  CHECK_THROWS_WITH(g2c::read_archive(path, newer),
+                    Contains("is a test file of version 3, this build reads version 4") &&
+                        Contains("write it again"));
+  auto other = rolling;
+  other.format = "g2c-other";
+  CHECK_THROWS_WITH(g2c::read_archive(path, other),
+                    Contains("is not a g2c test file (it has no format 'g2c-other')"));
+
+  // Rolling: the second write keeps the first as .bak, and a damaged file is read from it.
+  dict.insert_or_assign("step", std::int64_t{2});
+  g2c::write_archive(path, dict, rolling);
+  const auto backup = fs::path(path.string() + ".bak");
+  REQUIRE(fs::exists(backup));
+  g2c::write_file_atomic(path, "not a zip");
+  const auto fallen_back = g2c::read_archive(path, rolling);
+  CHECK(fallen_back.integer("step") == 1);
+  CHECK(fallen_back.path() == backup);
+  CHECK_THAT(fallen_back.fallback_note, Contains("cannot be read"));
+
+  // Single: no .bak is written, and one lying there is never read.
+  const auto lone = folder / "single.pt";
+  g2c::write_archive(lone, dict, single);
+  g2c::write_archive(lone, dict, single);
+  CHECK_FALSE(fs::exists(lone.string() + ".bak"));
+  fs::copy_file(lone, lone.string() + ".bak");
+  g2c::write_file_atomic(lone, "not a zip");
+  CHECK_THROWS_WITH(g2c::read_archive(lone, single), Contains("cannot read test file"));
+  fs::remove(lone);
+  CHECK_THROWS_WITH(g2c::read_archive(lone, single), Contains("no test file at"));
+}
+
 TEST_CASE("archive_round_trip_keeps_every_kind_of_value", "[artifact]") {
   const auto path = temporary_folder("archive") / "values.pt";
-  auto dict = g2c::pretraining::archive_dict();
+  auto dict = g2c::archive_dict();
   dict.insert("int", std::int64_t{-7});
   dict.insert("float", 0.25);
   dict.insert("str", std::string("ShakespeareLM-1M"));
   dict.insert("none", c10::IValue());
-  dict.insert("json", g2c::pretraining::to_archive_value(
+  dict.insert("json", g2c::to_archive_value(
                           {{"flag", true}, {"list", {1, 2.5, "three"}}, {"nested", {{"a", 1}}}}));
   torch::manual_seed(0);
   const std::vector<torch::Tensor> tensors = {
       torch::randn({3, 4}), torch::randn({5}, torch::kDouble), torch::arange(6).reshape({2, 3}),
       torch::randn({4, 4}).t()};  // not contiguous
-  dict.insert("tensors", g2c::pretraining::archive_tensors(tensors));
+  dict.insert("tensors", g2c::archive_tensors(tensors));
   dict.insert("nan", torch::tensor({1.0, std::nan("")}, torch::kDouble));
-  g2c::pretraining::write_archive(path, dict);
+  g2c::write_archive(path, dict);
 
-  const auto view = g2c::pretraining::read_archive(path, "test file");
+  const auto view = g2c::read_archive(path, g2c::ArchiveKind::plain("test file"));
   CHECK(view.integer("int") == -7);
   CHECK(view.json("float") == 0.25);
   CHECK(view.string("str") == "ShakespeareLM-1M");
@@ -149,7 +202,7 @@ TEST_CASE("model_artifact_writes_the_python_layout", "[artifact]") {
   const auto weights = load_pickle(folder / "model.pt");
   CHECK(keys_of(weights) == std::vector<std::string>{"vocab_size", "model_config", "params"});
   CHECK(weights.at("vocab_size").toInt() == 11);
-  const auto view = g2c::pretraining::read_archive(folder / "model.pt", "model file");
+  const auto view = g2c::read_archive(folder / "model.pt", g2c::ArchiveKind::plain("model file"));
   CHECK(view.json("model_config") == keywords);
   const auto params = view.tensors("params");
   const auto expected = g2c::pretraining::python_ordered_parameters(*model);
@@ -187,7 +240,7 @@ TEST_CASE("model_artifact_loads_a_file_in_the_python_layout", "[artifact]") {
   INFO("model_config " << model_config.dump());
   const auto folder = temporary_folder("python-layout") / "ShakespeareLM-1M";
   auto model = model_with_seed(5);
-  g2c::pretraining::write_archive(folder / "model.pt", python_layout(model, model_config));
+  g2c::write_archive(folder / "model.pt", python_layout(model, model_config));
   g2c::write_json_atomic(folder / "config.json",
                          {{"model_config", model_config}, {"training_config", {{"lr", 3e-4}}}});
   g2c::write_json_atomic(folder / "manifest.json", {{"name", "ShakespeareLM-1M"},
@@ -203,6 +256,10 @@ TEST_CASE("model_artifact_loads_a_file_in_the_python_layout", "[artifact]") {
   std::cout << "largest |logit difference| written vs loaded (" << model_config.dump()
             << ") = " << difference << "\n";
   CHECK(difference == 0.0);
+  // model.pt has no backup: a model.pt.bak alone is not a model (it belongs to no manifest).
+  fs::rename(folder / "model.pt", folder / "model.pt.bak");
+  CHECK_THROWS_WITH(g2c::pretraining::load_model_artifact(folder.string()),
+                    Contains("manifest.json and model.pt are needed"));
   std::filesystem::remove_all(folder.parent_path());
 }
 
@@ -249,7 +306,7 @@ TEST_CASE("model_artifact_round_trip_by_name_and_by_folder", "[artifact]") {
     CHECK(artifact.manifest.contains("created_at"));
     CHECK(artifact.manifest["base_artifact"].is_null());
     CHECK(artifact.config["model_config"]["embedding_dim"] == 8);
-    CHECK(artifact.note.empty());
+    CHECK_FALSE(std::filesystem::exists(folder / "model.pt.bak"));
   }
   // The rebuilt model computes what the saved one did.
   const auto ids = torch::randint(0, 12, {2, 5}, torch::kLong);
@@ -283,11 +340,27 @@ TEST_CASE("model_artifact_load_rejects_missing_or_mismatched", "[artifact]") {
                         Contains("\"embedding_dim\":8") && Contains("do not belong together"));
   g2c::write_file_atomic(folder / "config.json", saved_config);
 
+  // The manifest's copy is held to model.pt too: another vocab_size, then another width.
+  const auto saved_manifest = g2c::read_file(folder / "manifest.json");
+  auto manifest = nlohmann::json::parse(saved_manifest);
+  manifest["vocab_size"] = 13;
+  g2c::write_json_atomic(folder / "manifest.json", manifest);
+  CHECK_THROWS_WITH(g2c::pretraining::load_model_artifact("Tiny"),
+                    Contains("manifest.json") && Contains("(vocab_size 13)") &&
+                        Contains("(vocab_size 12)") && Contains("do not belong together"));
+  manifest = nlohmann::json::parse(saved_manifest);
+  manifest["model_config"]["num_heads"] = 1;
+  g2c::write_json_atomic(folder / "manifest.json", manifest);
+  CHECK_THROWS_WITH(g2c::pretraining::load_model_artifact("Tiny"),
+                    Contains("manifest.json") && Contains("\"num_heads\":1"));
+  g2c::write_file_atomic(folder / "manifest.json", saved_manifest);
+  CHECK_NOTHROW(g2c::pretraining::load_model_artifact("Tiny"));
+
   // A model.pt whose model_config no longer matches its parameters: shapes, naming both.
   auto weights = python_layout(
       model_with_seed(0),
       {{"embedding_dim", 16}, {"num_layers", 1}, {"num_heads", 2}, {"max_seq_len", 16}});
-  g2c::pretraining::write_archive(folder / "model.pt", weights);
+  g2c::write_archive(folder / "model.pt", weights);
   std::filesystem::remove(folder / "config.json");
   CHECK_THROWS_WITH(g2c::pretraining::load_model_artifact("Tiny"),
                     Contains("(12, 8)") && Contains("(12, 16)") && Contains("parameter 0"));
@@ -298,7 +371,7 @@ TEST_CASE("model_artifact_load_rejects_missing_or_mismatched", "[artifact]") {
                                                {"num_layers", 1},
                                                {"num_heads", 2},
                                                {"max_seq_len", 16}});
-  g2c::pretraining::write_archive(folder / "model.pt", weights);
+  g2c::write_archive(folder / "model.pt", weights);
   CHECK_THROWS_WITH(g2c::pretraining::load_model_artifact("Tiny"),
                     Contains("unknown key 'vocab_size'") && Contains("beside model_config"));
   torch::serialize::OutputArchive old_format;

@@ -15,9 +15,9 @@
 
 #include <torch/torch.h>
 
+#include "g2c/core/archive.h"
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"
-#include "g2c/pretraining/archive.h"
 #include "g2c/pretraining/data.h"
 #include "g2c/pretraining/trainer.h"
 #include "g2c/transformer/transformer_lm.h"
@@ -281,7 +281,7 @@ TEST_CASE("refused_checkpoint_leaves_the_trainer_as_it_was", "[checkpoint]") {
     moments.set(moments.size() - 1, damage.ends_with("shape") ? torch::zeros({last.numel() + 1})
                                                               : last.to(torch::kLong));
   }
-  g2c::pretraining::write_archive(path, dict);
+  g2c::write_archive(path, dict);
 
   Trainer restarted(model_with_seed(1), resumable_options(4).max_lr(0.5));
   const auto before = restorable_state(restarted);

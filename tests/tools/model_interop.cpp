@@ -17,14 +17,14 @@
 
 #include <torch/torch.h>
 
-#include "g2c/pretraining/archive.h"
+#include "g2c/core/archive.h"
 #include "g2c/pretraining/model_artifact.h"
 #include "g2c/transformer/transformer_lm.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using g2c::pretraining::archive_dict;
+using g2c::archive_dict;
 using g2c::transformer::TransformerLM;
 
 void write_logits(const fs::path& path, TransformerLM& model, const torch::Tensor& ids) {
@@ -33,7 +33,7 @@ void write_logits(const fs::path& path, TransformerLM& model, const torch::Tenso
   auto out = archive_dict();
   out.insert("ids", ids);
   out.insert("logits", model->forward(ids));  // (B, T, V)
-  g2c::pretraining::write_archive(path, out);
+  g2c::write_archive(path, out);
 }
 
 int save(const fs::path& dir, const fs::path& logits) {
@@ -57,7 +57,7 @@ int save(const fs::path& dir, const fs::path& logits) {
 
 int logits(const fs::path& dir, const fs::path& ids_file, const fs::path& logits_file) {
   auto artifact = g2c::pretraining::load_model_artifact(dir.string());
-  const auto ids = g2c::pretraining::read_archive(ids_file, "ids file").tensor("ids");
+  const auto ids = g2c::read_archive(ids_file, g2c::ArchiveKind::plain("ids file")).tensor("ids");
   write_logits(logits_file, artifact.model, ids);
   return 0;
 }

@@ -1,4 +1,4 @@
-#include "g2c/pretraining/archive.h"
+#include "g2c/core/archive.h"
 
 #include <cstdint>
 #include <limits>
@@ -15,7 +15,7 @@
 #include "g2c/core/errors.h"
 #include "g2c/core/shapes.h"
 
-namespace g2c::pretraining {
+namespace g2c {
 
 namespace fs = std::filesystem;
 
@@ -151,7 +151,13 @@ c10::IValue to_archive_value(const nlohmann::json& value) {
   }
 }
 
-void write_archive(const fs::path& path, const ArchiveDict& dict, bool keep_backup) {
+void write_archive(const fs::path& path, const ArchiveDict& contents, const ArchiveKind& kind) {
+  // A dict is a handle: the tags go into a copy, not into the caller's dict.
+  auto dict = contents.copy();
+  if (!kind.format.empty()) {
+    dict.insert_or_assign("format", kind.format);
+    dict.insert_or_assign("version", kind.version);
+  }
   // torch::pickle_save tags every dict and list with its TorchScript type, which Python's
   // weights_only loader refuses; the same pickler without the tags writes plain containers.
   std::string pickled;
@@ -175,19 +181,49 @@ void write_archive(const fs::path& path, const ArchiveDict& dict, bool keep_back
   // A file at `path` that cannot be read (the one a run resumed from its .bak because of it) is
   // not copied over the good .bak.
   std::string problem;
-  if (keep_backup && fs::exists(path) && try_load(path, problem)) {
+  if (kind.keeps_backup && fs::exists(path) && try_load(path, problem)) {
     write_file_atomic(backup_of(path), read_file(path));
   }
   write_file_atomic(path, bytes);
 }
 
-ArchiveView read_archive(const fs::path& path, const std::string& what) {
-  const fs::path backup = backup_of(path);
+namespace {
+
+/// The view, once its format and version are the kind's (when the kind has a format).
+ArchiveView checked(ArchiveView view, const ArchiveKind& kind) {
+  if (kind.format.empty()) return view;
+  const auto where = view.path().string();
+  if (!view.contains("format") || view.string("format") != kind.format) {
+    throw ValueError(fmt::format("{} is not a g2c {} (it has no format '{}'); {}", where, kind.what,
+                                 kind.format, kind.remedy));
+  }
+  if (const auto version = view.integer("version"); version != kind.version) {
+    throw ValueError(fmt::format("{} is a {} of version {}, this build reads version {}; {}", where,
+                                 kind.what, version, kind.version, kind.remedy));
+  }
+  return view;
+}
+
+}  // namespace
+
+ArchiveView read_archive(const fs::path& path, const ArchiveKind& kind) {
+  const auto& what = kind.what;
   std::string problem;
   if (fs::exists(path)) {
-    if (auto dict = try_load(path, problem)) return ArchiveView(std::move(*dict), path, what);
+    if (auto dict = try_load(path, problem)) {
+      return checked(ArchiveView(std::move(*dict), path, what), kind);
+    }
   }
   const bool missing = problem.empty();
+  if (!kind.keeps_backup) {
+    if (missing) {
+      throw ValueError(
+          fmt::format("no {} at {}; check the path, or write one first", what, path.string()));
+    }
+    throw ValueError(
+        fmt::format("cannot read {} {}: {}. {}", what, path.string(), problem, kWriteAgain));
+  }
+  const fs::path backup = backup_of(path);
   if (!fs::exists(backup)) {
     if (missing) {
       throw ValueError(fmt::format("no {} at {} (nor {}); check the path, or write one first", what,
@@ -207,7 +243,7 @@ ArchiveView read_archive(const fs::path& path, const std::string& what) {
   view.fallback_note = fmt::format(
       "{} {} {}; read the previous one, {}", what, path.string(),
       missing ? "is missing" : fmt::format("cannot be read ({})", problem), backup.string());
-  return view;
+  return checked(std::move(view), kind);
 }
 
 ArchiveView::ArchiveView(ArchiveDict dict, fs::path path, std::string what, std::string prefix)
@@ -310,4 +346,4 @@ void copy_into(const std::vector<torch::Tensor>& saved, const std::vector<torch:
   }
 }
 
-}  // namespace g2c::pretraining
+}  // namespace g2c

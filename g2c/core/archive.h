@@ -1,11 +1,15 @@
-// Module 10 — archives: the one file format of checkpoints and model files.
+// Archives: the one file format of everything the course saves with tensors in it — module 10's
+// checkpoints and model files, module 13b's LoRA adapters.
 //
 // An archive is what PyTorch's `torch.save` writes and `torch.load` reads: a zip holding one
 // pickled dict whose tensors are stored beside it. The Python edition reads these files with
 // `torch.load`, and read_archive reads the ones it writes.
-//   write_archive(path, dict)            dict: str -> int, float, str, bool, None, tensor, list,
+//   write_archive(path, dict, kind)      dict: str -> int, float, str, bool, None, tensor, list,
 //                                        dict (nested the same way)
-//   read_archive(path, "checkpoint")     -> ArchiveView: typed getters, ValueError naming the key
+//   read_archive(path, kind)             -> ArchiveView: typed getters, ValueError naming the key
+// Each kind of file is described once (an ArchiveKind): its name in messages, its format tag and
+// version, and whether the previous file is kept as `<path>.bak`. The writer and the reader take
+// the same description, so the format check and the backup rule are written once, here.
 //
 // subtle: the pickle carries no TorchScript type tags (torch::pickle_save adds them), only plain
 // dicts, lists and tensors, so that `torch.load(path, weights_only=True)`, the loader that cannot
@@ -20,12 +24,34 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 #include "g2c/core/torch.h"
 
-namespace g2c::pretraining {
+namespace g2c {
+
+/// One kind of archive file, as its writer and its reader both see it.
+struct ArchiveKind {
+  std::string what;  // what messages call the file: "checkpoint", "model file"
+  /// Written as the "format" key and checked on reading; empty: no tag (model.pt keeps the Python
+  /// edition's layout, which has none).
+  std::string format;
+  std::int64_t version = 0;  // written as "version" and checked with the format
+  std::string remedy;        // how to get a file this build reads: "start the run again"
+  /// The writer first keeps the previous readable file as `<path>.bak`, and the reader falls back
+  /// to it when `path` is missing or damaged. A rolling file (a checkpoint) wants this; a file
+  /// that belongs with others (model.pt beside its manifest) must not have it.
+  bool keeps_backup = false;
+
+  /// A file with no tag and no backup (a tool's or a test's own file), called `what` in messages.
+  static ArchiveKind plain(std::string what) {
+    ArchiveKind kind;
+    kind.what = std::move(what);
+    return kind;
+  }
+};
 
 /// A dict being written: string keys, values as listed above.
 using ArchiveDict = c10::impl::GenericDict;
@@ -42,12 +68,13 @@ c10::IValue archive_tensors(const std::vector<torch::Tensor>& tensors);
 /// Example: {"embedding_dim": 128, "hidden_dim": 512} -> a dict of two ints.
 c10::IValue to_archive_value(const nlohmann::json& value);
 
-/// Writes `dict` to `path` in the torch.save format, through a temporary file and a rename. With
-/// `keep_backup`, a readable file already at `path` is first copied to `<path>.bak` (copied, so
-/// `path` itself is never missing; an unreadable one is not copied over a good .bak): a crash at
-/// any point leaves a complete file at one of the two.
+/// Writes `dict` (with the kind's "format" and "version" added when it has a format) to `path` in
+/// the torch.save format, through a temporary file and a rename. When the kind keeps backups, a
+/// readable file already at `path` is first copied to `<path>.bak` (copied, so `path` itself is
+/// never missing; an unreadable one is not copied over a good .bak): a crash at any point leaves
+/// a complete file at one of the two. A kind without a format writes the dict as it is.
 void write_archive(const std::filesystem::path& path, const ArchiveDict& dict,
-                   bool keep_backup = false);
+                   const ArchiveKind& kind = ArchiveKind::plain("file"));
 
 /// A dict read from an archive. Every getter throws a ValueError naming the file, the key, what
 /// it expected and what it found.
@@ -86,11 +113,12 @@ class ArchiveView {
   std::string prefix_;
 };
 
-/// Reads the archive at `path`, or `<path>.bak` when `path` is missing or cannot be read (a
-/// truncated or damaged file), saying so in fallback_note. ValueError when neither can be read
-/// (naming both and why) or the file holds something other than a dict. `what` names the file
-/// in messages ("checkpoint", "model file").
-ArchiveView read_archive(const std::filesystem::path& path, const std::string& what);
+/// Reads the archive at `path` and checks its format and version when the kind has a format.
+/// For a kind that keeps backups, `<path>.bak` is read when `path` is missing or cannot be read
+/// (a truncated or damaged file), and fallback_note says so. ValueError, naming the file, what
+/// was wrong and the kind's remedy: nothing readable, something other than a dict, another
+/// format or another version.
+ArchiveView read_archive(const std::filesystem::path& path, const ArchiveKind& kind);
 
 /// ValueError unless `saved` can be copied into `targets` one for one: as many tensors, the same
 /// shapes, floating-point values. The message names `what` ("model parameter", "AdamW m"), the
@@ -104,4 +132,4 @@ void check_fit(const std::vector<torch::Tensor>& saved, const std::vector<torch:
 /// Call it after check_fit.
 void copy_into(const std::vector<torch::Tensor>& saved, const std::vector<torch::Tensor>& targets);
 
-}  // namespace g2c::pretraining
+}  // namespace g2c
