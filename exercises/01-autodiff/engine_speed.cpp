@@ -143,7 +143,7 @@ int main(int argc, char** argv) {
     std::mt19937 rng(static_cast<std::mt19937::result_type>(options.seed));
     const int width = static_cast<int>(config.hidden);
     ScalarNet scalar;
-    for (const auto [in, out] :
+    for (const auto& [in, out] :
          {std::pair{2, width}, std::pair{width, width}, std::pair{width, 1}}) {
       ScalarLayer layer;
       for (int j = 0; j < out; ++j) layer.emplace_back(in, rng);

@@ -78,8 +78,8 @@ const std::map<std::string, Preset> kPresets = {
 
 struct Config {
   std::string preset = "cpu";
-  std::string name = std::string(g2c::pretraining::kShakespeareLM);
-  fs::path artifact_dir;               // empty: models_root()/<name>
+  g2c::exercises::ArtifactOptions artifact{
+      .name = std::string(g2c::pretraining::kShakespeareLM), .dir = std::nullopt, .save = true};
   std::size_t vocab = 0;               // 0: bytes and specials only (V 264), as the lesson
   std::size_t characters = 1'000'000;  // the lesson's first million characters
   std::int64_t embedding_dim = 128, num_layers = 4, num_heads = 4, max_seq_len = 128;
@@ -117,9 +117,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--resume", config.resume,
                "Continue from the rolling checkpoint in --out (to --steps, the new total)");
-  app.add_option("--name", config.name, "Model artifact name")->capture_default_str();
-  app.add_option("--artifact-dir", config.artifact_dir,
-                 "Folder for the model artifact (default artifacts/models/<name>)");
+  g2c::exercises::add_artifact_options(
+      app, config.artifact,
+      {.name = "Model artifact name",
+       .dir = "Folder for the model artifact (default artifacts/models/<name>)",
+       .no_save = ""});  // the artifact is what pretraining makes: always saved
   app.add_option("--vocab", config.vocab,
                  "ShakespeareTokenizer vocabulary: 0 = bytes and specials (264), up to 4096")
       ->check(CLI::Range(0, 4096))
@@ -239,7 +241,7 @@ int main(int argc, char** argv) {
         trainer.step, train_loss, val_loss, std::exp(val_loss), ln_vocab, tokens_per_s, seconds);
 
     const auto artifact = g2c::pretraining::save_model_artifact(
-        {.name = config.name,
+        {.name = config.artifact.name,
          .source = "tinyshakespeare.txt",
          .tokenizer_artifact =
              tokenizer.is_bpe() ? std::string(g2c::tokenizer::kShakespeareTokenizer) : "",
@@ -248,8 +250,7 @@ int main(int argc, char** argv) {
          .history = history,
          .notes = fmt::format("exercise 10_pretrain, preset {}, {} ({} characters)", config.preset,
                               tokenizer.description(), text.size())},
-        model,
-        config.artifact_dir.empty() ? std::nullopt : std::optional<fs::path>(config.artifact_dir));
+        model, config.artifact.folder_for(config.artifact.name));
     // Read it back the way module 11 will, and compare every parameter with the trained model.
     const auto reloaded = g2c::pretraining::load_model_artifact(artifact.string());
     double max_difference = 0.0;

@@ -93,8 +93,7 @@ const std::map<std::string, Preset> kPresets = {
 
 struct Config {
   std::string preset = "cpu";
-  fs::path artifact_dir;               // empty: models_root()/<name> for each rung
-  bool save = true;                    // --no-save: no artifacts
+  g2c::exercises::ArtifactOptions artifact;  // one artifact per rung, named by the ladder
   bool lesson_path = false;            // the course's own forward and AdamW instead of the fused
   std::optional<double> max_lr;        // replaces the preset's (min_lr keeps its ratio)
   std::size_t characters = 1'000'000;  // module 10's first million characters
@@ -227,7 +226,7 @@ nlohmann::json train_rung(const Ladder& ladder, const Rung& rung) {
       name, rung.embedding_dim, rung.num_layers, rung.num_heads, total, non_embedding, tokens,
       final_val, std::exp(final_val), seconds, static_cast<double>(tokens) / seconds);
 
-  if (config.save) {
+  if (config.artifact.save) {
     nlohmann::json training_config = training_json(trainer_options, preset);
     training_config["ladder_preset"] = config.preset;
     const auto dir = g2c::pretraining::save_model_artifact(
@@ -241,9 +240,7 @@ nlohmann::json train_rung(const Ladder& ladder, const Rung& rung) {
          .notes = fmt::format("exercise 12_scaling, preset {}, rung {} of the ladder; validation "
                               "loss {:.4f} over the {} fixed final batches",
                               config.preset, label, final_val, preset.final_eval_batches)},
-        model,
-        config.artifact_dir.empty() ? std::nullopt
-                                    : std::optional<fs::path>(config.artifact_dir / name));
+        model, config.artifact.folder_for(name, /*several=*/true));
     fmt::print("saved model artifact {}\n", dir.string());
     entry["artifact"] = dir.string();
   }
@@ -273,10 +270,12 @@ int main(int argc, char** argv) {
   app.add_option(
       "--max-lr", config.max_lr,
       "Peak learning rate of every rung (default: the preset's; min lr keeps its ratio)");
-  app.add_option("--artifact-dir", config.artifact_dir,
-                 "Folder for the model artifacts, one <name> folder each (default "
-                 "artifacts/models/<name>)");
-  app.add_flag("!--no-save", config.save, "Save no model artifacts");
+  g2c::exercises::add_artifact_options(
+      app, config.artifact,
+      {.name = "",  // the ladder names its rungs
+       .dir = "Folder for the model artifacts, one <name> folder each (default "
+              "artifacts/models/<name>)",
+       .no_save = "Save no model artifacts"});
   app.add_flag("--lesson-path", config.lesson_path,
                "Train with the course's own code (module 09's forward, module 03b's AdamW) "
                "instead of the fused fast path (g2c/transformer/fused.h)");

@@ -28,9 +28,7 @@ namespace fs = std::filesystem;
 using g2c::sft::SFTExample;
 
 struct Config {
-  std::string name;  // default: <base>-SFT
-  std::optional<fs::path> artifact_dir;
-  bool save = true;
+  g2c::exercises::ArtifactOptions artifact;  // name default: <base>-SFT
   double lr = 1e-3;
   std::vector<std::int64_t> sweep = {500};  // training examples of the data-size sweep
   bool ablation = true;
@@ -51,10 +49,11 @@ int main(int argc, char** argv) {
   g2c::exercises::SFTRunOptions run;
   g2c::exercises::add_common_options(app, options);
   g2c::exercises::add_sft_run_options(app, run);
-  app.add_option("--name", config.name, "Name of the saved artifact (default: <base>-SFT)");
-  app.add_option("--artifact-dir", config.artifact_dir,
-                 "Folder of the saved artifact (default: artifacts/models/<name>)");
-  app.add_flag("!--no-save", config.save, "Do not save the fine-tuned model");
+  g2c::exercises::add_artifact_options(app, config.artifact,
+                                       {.name = "Name of the saved artifact (default: <base>-SFT)",
+                                        .dir = "Folder of the saved artifact (default: "
+                                               "artifacts/models/<name>)",
+                                        .no_save = "Do not save the fine-tuned model"});
   app.add_option("--lr", config.lr, "Peak learning rate")->capture_default_str();
   app.add_option("--sweep", config.sweep,
                  "Training-set sizes of the data-size sweep (the full set is the main run); "
@@ -70,7 +69,7 @@ int main(int argc, char** argv) {
     const auto model_options = text_model.artifact.model->options;
     const std::int64_t vocab = model_options.vocab_size();
     const std::int64_t context = model_options.max_seq_len();
-    if (config.name.empty()) config.name = base_name + "-SFT";
+    if (config.artifact.name.empty()) config.artifact.name = base_name + "-SFT";
 
     // The task data, rendered with your chat template at the model's vocabulary size.
     const auto data = g2c::exercises::prepare_sft_data(tokenizer, vocab, context, options.seed,
@@ -158,9 +157,9 @@ int main(int argc, char** argv) {
     sweep.push_back({{"examples", examples.size()}, {"scores", after.to_json()}});
 
     std::optional<fs::path> saved;
-    if (config.save) {
+    if (config.artifact.save) {
       g2c::pretraining::ModelArtifactInfo info;
-      info.name = config.name;
+      info.name = config.artifact.name;
       info.module = "module-13";
       info.source = "shakespeare-tasks";
       info.tokenizer_artifact = text_model.artifact.summary.tokenizer_artifact;
@@ -175,7 +174,8 @@ int main(int argc, char** argv) {
       info.notes =
           "supervised fine-tuning on speaker attribution, line completion and the "
           "hand-written chat set (exercise 13_sft)";
-      saved = g2c::pretraining::save_model_artifact(info, model, config.artifact_dir);
+      saved = g2c::pretraining::save_model_artifact(
+          info, model, config.artifact.folder_for(config.artifact.name));
       fmt::print("saved {} (base_artifact {})\n", saved->string(), base_name);
     }
 
@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     nlohmann::json result = g2c::exercises::run_metadata("13_sft", options, device);
     result["config"] = {{"base", run.base},
-                        {"name", config.name},
+                        {"name", config.artifact.name},
                         {"batch_size", run.batch_size},
                         {"lr", config.lr},
                         {"warmup", run.warmup},

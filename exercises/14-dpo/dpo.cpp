@@ -30,22 +30,18 @@ using g2c::dpo::PreferenceExample;
 using g2c::exercises::Proportion;
 
 struct Config {
-  std::string name;  // default: the base's name with -SFT replaced by -DPO
-  std::optional<fs::path> artifact_dir;
-  bool save = true;
+  g2c::exercises::ArtifactOptions artifact;  // name default: dpo_name(base, its base_artifact)
   double lr = 1e-4;
   double beta = 0.5;
   std::vector<double> sweep = {0.1};  // betas tried besides --beta
   std::int64_t eval_every = 25;
 };
 
-// "ShakespeareLM-1M-SFT" -> "ShakespeareLM-1M-DPO"; any other name gets "-DPO" appended.
-std::string dpo_name(const std::string& base) {
-  const std::string sft = "-SFT";
-  if (base.size() > sft.size() && base.ends_with(sft)) {
-    return base.substr(0, base.size() - sft.size()) + "-DPO";
-  }
-  return base + "-DPO";
+// The DPO model's default name, from the lineage the manifests record: a model tuned from the
+// base's own base artifact (ShakespeareLM-1M-SFT, tuned from ShakespeareLM-1M, gives
+// ShakespeareLM-1M-DPO), or from the base itself when it records none.
+std::string dpo_name(const std::string& base, const std::string& base_parent) {
+  return (base_parent.empty() ? base : base_parent) + "-DPO";
 }
 
 // How often the model itself gives the chosen reply a higher log-probability than the rejected
@@ -92,11 +88,13 @@ int main(int argc, char** argv) {
   run.base = "ShakespeareLM-1M-SFT";
   g2c::exercises::add_common_options(app, options);
   g2c::exercises::add_sft_run_options(app, run, /*chat_pairs=*/false);
-  app.add_option("--name", config.name,
-                 "Name of the saved artifact (default: the base's, -SFT replaced by -DPO)");
-  app.add_option("--artifact-dir", config.artifact_dir,
-                 "Folder of the saved artifact (default: artifacts/models/<name>)");
-  app.add_flag("!--no-save", config.save, "Do not save the tuned model");
+  g2c::exercises::add_artifact_options(
+      app, config.artifact,
+      {.name = "Name of the saved artifact (default: <the base's base_artifact>-DPO, "
+               "or <base>-DPO when it records none)",
+       .dir = "Folder of the saved artifact (default: "
+              "artifacts/models/<name>)",
+       .no_save = "Do not save the tuned model"});
   app.add_option("--lr", config.lr, "Peak learning rate")->capture_default_str();
   app.add_option("--beta", config.beta, "DPO's beta for the saved run")
       ->check(CLI::PositiveNumber)
@@ -124,7 +122,7 @@ int main(int argc, char** argv) {
     const auto model_options = text_model.artifact.model->options;
     const std::int64_t vocab = model_options.vocab_size();
     const std::int64_t context = model_options.max_seq_len();
-    if (config.name.empty()) config.name = dpo_name(base_name);
+    if (config.artifact.name.empty()) config.artifact.name = dpo_name(base_name, base_parent);
     if (base_parent.empty()) {
       fmt::print(
           "note: {} has no base_artifact: DPO usually starts from a fine-tuned (-SFT) model "
@@ -248,9 +246,9 @@ int main(int argc, char** argv) {
     }
 
     std::optional<fs::path> saved;
-    if (config.save) {
+    if (config.artifact.save) {
       g2c::pretraining::ModelArtifactInfo info;
-      info.name = config.name;
+      info.name = config.artifact.name;
       info.module = "module-14";
       info.source = "shakespeare-preferences";
       info.tokenizer_artifact = text_model.artifact.summary.tokenizer_artifact;
@@ -271,7 +269,8 @@ int main(int argc, char** argv) {
       info.notes =
           "direct preference optimisation on speaker and completion preference pairs "
           "(exercise 14_dpo)";
-      saved = g2c::pretraining::save_model_artifact(info, model, config.artifact_dir);
+      saved = g2c::pretraining::save_model_artifact(
+          info, model, config.artifact.folder_for(config.artifact.name));
       fmt::print("saved {} (base_artifact {})\n", saved->string(), base_name);
     }
 
@@ -279,7 +278,7 @@ int main(int argc, char** argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     nlohmann::json result = g2c::exercises::run_metadata("14_dpo", options, device);
     result["config"] = {{"base", run.base},
-                        {"name", config.name},
+                        {"name", config.artifact.name},
                         {"batch_size", run.batch_size},
                         {"lr", config.lr},
                         {"beta", config.beta},
@@ -301,7 +300,7 @@ int main(int argc, char** argv) {
     result["train_seconds"] = train_seconds;
     result["seconds"] = seconds;
     result["artifact"] = saved ? nlohmann::json(saved->string()) : nlohmann::json(nullptr);
-    result["lineage"] = {config.name, base_name};
+    result["lineage"] = {config.artifact.name, base_name};
     if (!base_parent.empty()) result["lineage"].push_back(base_parent);
 
     // Curves of every run, and held-out accuracy before and after.
@@ -329,7 +328,7 @@ int main(int argc, char** argv) {
                              {"y", at + "/train_loss"}});
     }
     result["bars"] = {
-        {"labels", {base_name, config.name}},
+        {"labels", {base_name, config.artifact.name}},
         {"speaker", {before.speaker.exact.value(), after.speaker.exact.value()}},
         {"completion", {before.completion.first_word.value(), after.completion.first_word.value()}},
         {"prefers_chosen_speaker",

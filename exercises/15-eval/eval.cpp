@@ -29,7 +29,7 @@ namespace fs = std::filesystem;
 using g2c::exercises::ModelEval;
 
 struct Config {
-  std::string base = "ShakespeareLM-1M";  // evaluates it, <base>-SFT and <base>-DPO
+  std::string base = "ShakespeareLM-1M";  // evaluates it and the models tuned from it
   std::vector<std::string> models;        // evaluated besides (or, with --only, instead)
   bool only = false;
   std::string name;                     // default: <base>-tasks
@@ -59,7 +59,8 @@ int main(int argc, char** argv) {
   Config config;
   g2c::exercises::add_common_options(app, options);
   app.add_option("--base", config.base,
-                 "Base model: evaluates it, <base>-SFT and <base>-DPO (those that exist)")
+                 "Base model: evaluates it and every model tuned from it (its -SFT, their -DPO), "
+                 "as the manifests' base_artifact records them")
       ->capture_default_str();
   app.add_option("--model", config.models, "Another model to evaluate (repeatable)");
   app.add_flag("--only", config.only, "Evaluate only the --model models");
@@ -79,19 +80,31 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     if (config.name.empty()) config.name = config.base + "-tasks";
 
-    // Which models: the lineage base -> SFT -> DPO (those saved), then any --model.
+    // Which models: the base and every model tuned from it, generation by generation, as the
+    // manifests' base_artifact records them (13_sft's model names the base, 14_dpo's names the
+    // SFT model), then any --model.
     std::vector<std::string> names;
     if (!config.only) {
-      // The lineage, and the exercise that makes each model.
-      for (const auto& [suffix, maker] :
-           {std::pair{"", "10_pretrain"}, {"-SFT", "13_sft"}, {"-DPO", "14_dpo"}}) {
-        const auto name = config.base + suffix;
-        if (fs::exists(g2c::pretraining::models_root() / name)) {
-          names.push_back(name);
-        } else {
-          fmt::print("note: no {} in {}; exercise {} makes it\n", name,
-                     g2c::pretraining::models_root().string(), maker);
+      if (fs::exists(g2c::pretraining::models_root() / config.base)) {
+        std::vector<std::string> generation{config.base};
+        while (!generation.empty()) {
+          std::vector<std::string> next;
+          for (const auto& name : generation) {
+            if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+            names.push_back(name);
+            for (auto& child : g2c::exercises::tuned_from(name)) next.push_back(std::move(child));
+          }
+          generation = std::move(next);
         }
+        if (names.size() == 1) {
+          fmt::print(
+              "note: nothing in {} was tuned from {}; exercises 13_sft and 14_dpo make its "
+              "-SFT and -DPO models\n",
+              g2c::pretraining::models_root().string(), config.base);
+        }
+      } else {
+        fmt::print("note: no {} in {}; exercise 10_pretrain makes it\n", config.base,
+                   g2c::pretraining::models_root().string());
       }
     }
     for (const auto& model : config.models) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <random>
 
@@ -56,6 +57,27 @@ std::vector<g2c::eval::GenerationExample> generation_examples(const std::vector<
 std::string base_artifact_of(const nlohmann::json& manifest) {
   return g2c::pretraining::read_manifest_summary(manifest, "manifest.json")
       .base_artifact.value_or("");
+}
+
+std::vector<std::string> tuned_from(const std::string& parent) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> children;
+  const auto root = g2c::pretraining::models_root();
+  std::error_code error;
+  if (!fs::is_directory(root, error)) return children;
+  for (const auto& entry : fs::directory_iterator(root, error)) {
+    const auto manifest_file = entry.path() / "manifest.json";
+    if (!entry.is_directory() || !fs::is_regular_file(manifest_file)) continue;
+    try {
+      if (base_artifact_of(nlohmann::json::parse(g2c::read_file(manifest_file))) == parent) {
+        children.push_back(entry.path().filename().string());
+      }
+    } catch (const std::exception&) {
+      // Not a readable manifest: not an artifact this lineage can follow.
+    }
+  }
+  std::sort(children.begin(), children.end());
+  return children;
 }
 
 Proportion accuracy_of(const g2c::eval::EvalReport& report) {

@@ -40,6 +40,10 @@ struct ModelEval {
 /// it (g2c::pretraining::read_manifest_summary); "" for a base model (absent or null).
 std::string base_artifact_of(const nlohmann::json& manifest);
 
+/// The artifacts under models_root() whose manifests name `parent` as their base_artifact (the
+/// models tuned from it), sorted by name; a folder without a readable manifest is skipped.
+std::vector<std::string> tuned_from(const std::string& parent);
+
 /// Accuracy with its 95 % Wilson interval, from a report.
 Proportion accuracy_of(const g2c::eval::EvalReport& report);
 

@@ -38,6 +38,21 @@ void add_common_options(CLI::App& app, CommonOptions& options) {
   app.add_flag("!--no-plot", options.plot, "Do not render PNG figures");
 }
 
+std::optional<std::filesystem::path> ArtifactOptions::folder_for(const std::string& artifact_name,
+                                                                 bool several) const {
+  if (!dir) return std::nullopt;
+  return several ? *dir / artifact_name : *dir;
+}
+
+void add_artifact_options(CLI::App& app, ArtifactOptions& artifact, const ArtifactFlags& flags) {
+  if (!flags.name.empty()) {
+    auto* name = app.add_option("--name", artifact.name, flags.name);
+    if (!artifact.name.empty()) name->capture_default_str();
+  }
+  if (!flags.dir.empty()) app.add_option("--artifact-dir", artifact.dir, flags.dir);
+  if (!flags.no_save.empty()) app.add_flag("!--no-save", artifact.save, flags.no_save);
+}
+
 torch::Device prepare(const CommonOptions& options) {
   if (options.threads > 0 && !options.threads_per_run) torch::set_num_threads(options.threads);
   // Before any parallel work starts, so that every intra-op thread inherits it: denormal floats

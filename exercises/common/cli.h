@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include <torch/torch.h>
@@ -31,6 +32,29 @@ struct CommonOptions {
 /// Adds --device, --seed, --out, --threads, --quiet and --no-plot to `app`; also --steps when
 /// `options.steps > 0` (its value is the default). `options.out` holds the default folder.
 void add_common_options(CLI::App& app, CommonOptions& options);
+
+/// Where a program that trains a model saves it: --name, --artifact-dir, --no-save.
+struct ArtifactOptions {
+  std::string name;  // the artifact's name; the program's default, or empty for one it derives
+  /// --artifact-dir: the artifact's folder (of one folder per artifact when a program saves
+  /// several). Unset: artifacts/models/<name>.
+  std::optional<std::filesystem::path> dir;
+  bool save = true;  // --no-save: nothing is saved
+  /// The folder save_model_artifact gets for the artifact `name`: dir, dir/<name> when the
+  /// program saves several, or unset (artifacts/models/<name>).
+  std::optional<std::filesystem::path> folder_for(const std::string& artifact_name,
+                                                  bool several = false) const;
+};
+
+/// What add_artifact_options adds: each help text, or empty for an option the program has not.
+struct ArtifactFlags {
+  std::string name;  // e.g. "Name of the saved artifact (default: <base>-SFT)"
+  std::string dir = "Folder of the saved artifact (default: artifacts/models/<name>)";
+  std::string no_save;  // e.g. "Do not save the fine-tuned model"
+};
+
+/// Adds --name, --artifact-dir and --no-save (those `flags` describe) to `app`.
+void add_artifact_options(CLI::App& app, ArtifactOptions& artifact, const ArtifactFlags& flags);
 
 /// Sets LibTorch's threads (--threads, unless threads_per_run), seeds LibTorch, flushes denormal
 /// floats to zero, and resolves the device, printing the one chosen.

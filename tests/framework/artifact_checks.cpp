@@ -356,12 +356,16 @@ TEST_CASE("model_artifact_load_rejects_missing_or_mismatched", "[artifact]") {
   g2c::write_file_atomic(folder / "manifest.json", saved_manifest);
   CHECK_NOTHROW(g2c::pretraining::load_model_artifact("Tiny"));
 
-  // A model.pt whose model_config no longer matches its parameters: shapes, naming both.
+  // A model.pt whose model_config no longer matches its parameters: shapes, naming both (with
+  // no other description beside it: no config.json, a manifest without its copy).
   auto weights = python_layout(
       model_with_seed(0),
       {{"embedding_dim", 16}, {"num_layers", 1}, {"num_heads", 2}, {"max_seq_len", 16}});
   g2c::write_archive(folder / "model.pt", weights);
   std::filesystem::remove(folder / "config.json");
+  manifest = nlohmann::json::parse(saved_manifest);
+  manifest.erase("model_config");
+  g2c::write_json_atomic(folder / "manifest.json", manifest);
   CHECK_THROWS_WITH(g2c::pretraining::load_model_artifact("Tiny"),
                     Contains("(12, 8)") && Contains("(12, 16)") && Contains("parameter 0"));
 
