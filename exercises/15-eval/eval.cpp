@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <map>
 
 #include <fmt/format.h>
 
@@ -162,12 +163,21 @@ int main(int argc, char** argv) {
                                               g2c::eval::MultipleChoiceEvalOptions()
                                                   .task_name("speaker choice (per token)")
                                                   .length_normalize(true));
-      // Replies as module 13 scores them: greedy, until <|end|> or the token budget.
-      const auto reply_options = g2c::sft::ChatReplyOptions().max_new_tokens(config.max_new_tokens);
+      // Replies as module 13 scores them: greedy, until <|end|> or the token budget. All of them
+      // are generated up front in batches (chat_replies) and the evaluation looks them up.
+      std::vector<std::string> questions;
+      for (const auto* examples : {&speaker_examples, &completion_examples}) {
+        for (const auto& example : *examples) questions.push_back(example.prompt());
+      }
+      std::vector<std::vector<g2c::sft::Message>> conversations;
+      for (const auto& question : questions) conversations.push_back({{"user", question}});
+      const auto generated = g2c::sft::chat_replies(
+          model, text_model.tokenizer, conversations,
+          g2c::sft::ChatReplyOptions().max_new_tokens(config.max_new_tokens));
+      std::map<std::string, std::string> reply_to;
+      for (std::size_t i = 0; i < questions.size(); ++i) reply_to[questions[i]] = generated[i].text;
       const g2c::eval::GenerateFn reply = [&](const std::string& question) {
-        return g2c::sft::chat_reply(model, text_model.tokenizer, {{"user", question}},
-                                    reply_options)
-            .text;
+        return reply_to.at(question);
       };
       auto speaker =
           g2c::eval::run_generation_eval(reply, speaker_examples, g2c::eval::normalized_match,

@@ -295,13 +295,15 @@ TaskScore score_task(g2c::transformer::TransformerLMImpl& model,
                      const std::vector<TaskItem>& items, std::int64_t max_new_tokens) {
   TaskScore score;
   score.task = items.empty() ? "" : items.front().task;
-  const bool was_training = model.is_training();
-  model.eval();
-  torch::NoGradGuard no_grad;
-  for (const auto& item : items) {
-    const auto generated =
-        g2c::sft::chat_reply(model, tokenizer, {{"user", item.prompt}},
-                             g2c::sft::ChatReplyOptions().max_new_tokens(max_new_tokens));
+  // Every reply greedily, in batches of prompts of one length (chat_replies).
+  std::vector<std::vector<g2c::sft::Message>> conversations;
+  conversations.reserve(items.size());
+  for (const auto& item : items) conversations.push_back({{"user", item.prompt}});
+  const auto replies = g2c::sft::chat_replies(
+      model, tokenizer, conversations, g2c::sft::ChatReplyOptions().max_new_tokens(max_new_tokens));
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const auto& item = items[i];
+    const auto& generated = replies[i];
     const bool stopped = generated.stopped;
     const auto reply = trim(generated.text);
     const auto answer = trim(item.answer);
@@ -322,7 +324,6 @@ TaskScore score_task(g2c::transformer::TransformerLMImpl& model,
   }
   const auto total = static_cast<std::int64_t>(items.size());
   score.exact.total = score.first_word.total = score.stopped.total = total;
-  model.train(was_training);
   return score;
 }
 

@@ -19,9 +19,11 @@
 
 #include "g2c/core/errors.h"
 #include "g2c/nn/optim.h"
+#include "g2c/sft/chat.h"
 #include "g2c/sft/course_encoder.h"
 #include "g2c/sft/sft.h"
 #include "g2c/tokenizer/bpe.h"
+#include "g2c/tokenizer/text_tokenizer.h"
 #include "g2c/training/clip.h"
 #include "g2c/training/schedule.h"
 #include "g2c/transformer/transformer_lm.h"
@@ -316,4 +318,80 @@ TEST_CASE("sft_bad_input_messages", "[sft]") {
                                with_recipe(SFTTrainerOptions(8, 0, 2, 10, 1e-3),
                                            [&](auto& recipe) { recipe.optimizer("adam"); })),
                     Contains("'sgd' or 'adamw'"));
+}
+
+// chat_replies is chat_reply for many conversations at once: in float64 (no near-ties), every
+// reply, stop, dropped message and cut prompt equals the one-by-one reply, with prompts of equal
+// length sharing batches smaller than their group and the end marker written by some rows
+// mid-batch and not by others.
+TEST_CASE("chat_replies_equal_chat_reply_one_by_one", "[sft]") {
+  const auto tokenizer = g2c::tokenizer::TextTokenizer::from_bpe(
+      std::make_shared<const BPETokenizer>(course_bpe()), std::nullopt, "test");
+  torch::manual_seed(3);
+  TransformerLM model(TransformerLMOptions(tokenizer.size(), /*embedding_dim=*/16,
+                                           /*num_layers=*/2, /*num_heads=*/2, /*max_seq_len=*/48));
+  model->to(torch::kDouble);
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& p : model->parameters()) p.normal_(0.0, 0.5);
+  }
+  using Conversation = std::vector<g2c::sft::Message>;
+  std::vector<Conversation> conversations;
+  for (const char* line : {"my lord", "the king", "is come", "my lord, the king", "Who says",
+                           "the king is come", "my lord?", "KING", "Who says: my lord"}) {
+    conversations.push_back({{"user", line}});
+  }
+  const std::string long_line(200, 'a');  // alone longer than the context: its start is cut
+  conversations.push_back({{"user", long_line}});
+  conversations.push_back({{"user", "my lord, the king is come, the king is come, my lord"},
+                           {"assistant", "KING RICHARD III, the king is come"},
+                           {"user", "Who says: my lord?"}});  // the oldest turns are dropped
+  const auto options = g2c::sft::ChatReplyOptions().max_new_tokens(8);
+
+  // The end marker's bias: about half of the prompts end at once (judged on their last message,
+  // near enough), the rest write something.
+  const auto end_id = g2c::sft::end_token_id(tokenizer);
+  {
+    torch::NoGradGuard no_grad;
+    std::vector<double> gaps;
+    for (const auto& conversation : conversations) {
+      auto ids =
+          tokenizer.encode(g2c::sft::ChatTemplate().generation_prompt({conversation.back()}));
+      if (ids.size() > 40) ids.erase(ids.begin(), ids.end() - 40);
+      const auto logits = model->forward(torch::tensor(ids, torch::kLong).view({1, -1}))[0][-1];
+      auto others = logits.clone();
+      others[end_id] = -1e9;
+      gaps.push_back(others.max().item<double>() - logits[end_id].item<double>());
+    }
+    std::sort(gaps.begin(), gaps.end());
+    model->named_parameters()["head.bias"][end_id] += gaps[gaps.size() / 2];
+  }
+
+  const auto batched = g2c::sft::chat_replies(*model, tokenizer, conversations, options,
+                                              /*batch_size=*/2);
+  REQUIRE(batched.size() == conversations.size());
+  std::size_t stopped = 0, wrote = 0;
+  for (std::size_t i = 0; i < conversations.size(); ++i) {
+    const auto alone = g2c::sft::chat_reply(*model, tokenizer, conversations[i], options);
+    INFO("conversation " << i);
+    CHECK(batched[i].ids == alone.ids);
+    CHECK(batched[i].text == alone.text);
+    CHECK(batched[i].stopped == alone.stopped);
+    CHECK(batched[i].dropped_messages == alone.dropped_messages);
+    CHECK(batched[i].prompt_cut == alone.prompt_cut);
+    stopped += alone.stopped;
+    wrote += !alone.ids.empty();
+  }
+  CHECK(stopped > 0);
+  CHECK(stopped < conversations.size());
+  CHECK(wrote > 0);
+  CHECK(batched[conversations.size() - 2].prompt_cut);
+  CHECK(batched.back().dropped_messages >= 1);
+
+  CHECK_THROWS_WITH(g2c::sft::chat_replies(*model, tokenizer, conversations,
+                                           g2c::sft::ChatReplyOptions().max_new_tokens(8).sampling(
+                                               g2c::sampling::GenerateOptions().temperature(0.8))),
+                    Contains("greedily"));
+  CHECK_THROWS_AS(g2c::sft::chat_replies(*model, tokenizer, conversations, options, 0),
+                  g2c::ValueError);
 }
