@@ -72,10 +72,11 @@ SFTData prepare_sft_data(const g2c::tokenizer::TextTokenizer& tokenizer, std::in
                          std::int64_t context, std::uint64_t seed, std::int64_t chat_repeat,
                          std::int64_t eval_items) {
   SFTData data;
-  data.tasks = build_task_data(load_tinyshakespeare(), {.seed = seed});
-  data.folder = write_task_data(data.tasks);
-  fmt::print("task data: {} training items, {} held out, in {}\n", data.tasks.train.size(),
-             data.tasks.val.size(), data.folder.string());
+  auto stored = stored_task_data(load_tinyshakespeare(), {.seed = seed});
+  data.tasks = std::move(stored.data);
+  data.folder = stored.folder;
+  fmt::print("task data: {} training items, {} held out, {} {}\n", data.tasks.train.size(),
+             data.tasks.val.size(), stored.read ? "read from" : "written to", data.folder.string());
 
   const g2c::sft::ChatTemplate chat;
   const g2c::sft::CourseEncoder encoder(tokenizer);

@@ -48,7 +48,7 @@ g2c::sft::SFTTrainerOptions sft_trainer_options(const SFTRunOptions& run,
 
 struct SFTData {
   TaskData tasks;
-  std::filesystem::path folder;                   // where the task data was written
+  std::filesystem::path folder;                   // where the task data lives
   std::vector<g2c::sft::SFTExample> examples;     // mask on the replies
   std::vector<g2c::sft::SFTExample> every_token;  // the same ids, mask on every token (ablation)
   std::int64_t too_long = 0;  // items longer than the context, left out (never cut mid-reply)
@@ -58,7 +58,8 @@ struct SFTData {
   nlohmann::json to_json() const;  // manifest, folder, counts, baseline
 };
 
-/// Builds the task data (seed), writes it under artifacts/datasets, renders every training item
+/// The task data of this seed (stored_task_data: read back from artifacts/datasets when it is
+/// there and current, else built and written), renders every training item
 /// with the chat template (the chat pairs `chat_repeat` times each) at the model's vocabulary
 /// size, and picks `eval_items` held-out items per task. Prints what it did.
 SFTData prepare_sft_data(const g2c::tokenizer::TextTokenizer& tokenizer, std::int64_t vocab_size,

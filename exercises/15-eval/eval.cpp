@@ -118,8 +118,9 @@ int main(int argc, char** argv) {
 
     // The held-out items: speaker attribution as multiple choice, both tasks as generation.
     const g2c::exercises::TaskDataOptions task_options{.seed = options.seed};
+    // The items 13_sft wrote (the same seed and corpus), or built and written now.
     const auto tasks =
-        g2c::exercises::build_task_data(g2c::exercises::load_tinyshakespeare(), task_options);
+        g2c::exercises::stored_task_data(g2c::exercises::load_tinyshakespeare(), task_options).data;
     auto val_speaker = g2c::exercises::items_of(tasks.val, "speaker");
     auto mc_items = val_speaker;
     mc_items.resize(std::min<std::size_t>(mc_items.size(), config.mc_items));

@@ -20,6 +20,8 @@ namespace g2c::exercises {
 
 namespace {
 
+/// Names what builds the items; change it whenever a change here would make other items from the
+/// same corpus and options, so that stored data sets from before are built again.
 constexpr std::string_view kBuilder = "g2c-cpp shakespeare-tasks v1";
 
 struct Line {
@@ -100,6 +102,48 @@ nlohmann::json TaskItem::to_json() const {
            {{{"role", "user"}, {"content", prompt}}, {{"role", "assistant"}, {"content", answer}}}},
           {"offset", offset}};
 }
+
+TaskItem TaskItem::from_json(const nlohmann::json& line) {
+  const auto& messages = line.at("messages");
+  if (!messages.is_array() || messages.size() != 2) {
+    throw ValueError(
+        fmt::format("a task item has two messages (user, assistant), got {}", messages.dump()));
+  }
+  return {line.at("task").get<std::string>(), messages[0].at("content").get<std::string>(),
+          messages[1].at("content").get<std::string>(), line.at("offset").get<std::int64_t>()};
+}
+
+namespace {
+
+/// FNV-1a (64-bit) of the corpus and of the chat set, as a hex string: the same inputs give the
+/// same fingerprint on every machine, so a stored data set can tell whether it is still theirs.
+std::string source_fingerprint(std::string_view corpus, const std::vector<TaskItem>& chat) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  const auto mix = [&](std::string_view bytes) {
+    for (const unsigned char byte : bytes) {
+      hash ^= byte;
+      hash *= 0x100000001b3ULL;
+    }
+    hash ^= 0xff;  // a separator, so that ("ab", "c") and ("a", "bc") differ
+    hash *= 0x100000001b3ULL;
+  };
+  mix(corpus);
+  for (const auto& item : chat) {
+    mix(item.prompt);
+    mix(item.answer);
+  }
+  return fmt::format("{:016x}", hash);
+}
+
+nlohmann::json options_json(const TaskDataOptions& options) {
+  return {{"max_train_per_task", options.max_train_per_task},
+          {"max_val_per_task", options.max_val_per_task},
+          {"speakers", options.speakers},
+          {"chunk_chars", options.chunk_chars},
+          {"held_out_every", options.held_out_every}};
+}
+
+}  // namespace
 
 TaskData build_task_data(std::string_view corpus, const TaskDataOptions& options) {
   if (options.chunk_chars < 1 || options.held_out_every < 2 || options.speakers < 2 ||
@@ -187,12 +231,8 @@ TaskData build_task_data(std::string_view corpus, const TaskDataOptions& options
       {"seed", options.seed},
       {"split", fmt::format("by position: chunks of {} characters, every {}th held out",
                             options.chunk_chars, options.held_out_every)},
-      {"options",
-       {{"max_train_per_task", options.max_train_per_task},
-        {"max_val_per_task", options.max_val_per_task},
-        {"speakers", options.speakers},
-        {"chunk_chars", options.chunk_chars},
-        {"held_out_every", options.held_out_every}}},
+      {"options", options_json(options)},
+      {"source_fingerprint", source_fingerprint(corpus, chat)},
       {"counts",
        {{"train",
          {{"speaker", speaker_train.size()},
@@ -240,6 +280,43 @@ std::filesystem::path write_task_data(const TaskData& data, const std::string& n
   }
   write_json_atomic(folder / "manifest.json", data.manifest);
   return folder;
+}
+
+StoredTaskData stored_task_data(std::string_view corpus, const TaskDataOptions& options,
+                                const std::string& name) {
+  StoredTaskData stored;
+  stored.folder = g2c::pretraining::models_root().parent_path() / "datasets" / name;
+  const auto manifest_file = stored.folder / "manifest.json";
+  try {
+    if (std::filesystem::is_regular_file(manifest_file)) {
+      const auto manifest = nlohmann::json::parse(read_file(manifest_file));
+      const bool same =
+          manifest.value("builder", "") == kBuilder &&
+          manifest.value("seed", nlohmann::json()) == options.seed &&
+          manifest.value("options", nlohmann::json()) == options_json(options) &&
+          manifest.value("source_fingerprint", "") == source_fingerprint(corpus, load_chat_pairs());
+      if (same) {
+        auto& data = stored.data;
+        for (const auto& [file, items] :
+             {std::pair{"train.jsonl", &data.train}, {"val.jsonl", &data.val}}) {
+          std::istringstream lines(read_file(stored.folder / file));
+          for (std::string line; std::getline(lines, line);) {
+            if (!trim(line).empty())
+              items->push_back(TaskItem::from_json(nlohmann::json::parse(line)));
+          }
+        }
+        data.speakers = manifest.at("speakers").get<std::vector<std::string>>();
+        data.manifest = manifest;
+        stored.read = true;
+        return stored;
+      }
+    }
+  } catch (const std::exception&) {
+    // Damaged or from another build: built again below, and written over.
+  }
+  stored.data = build_task_data(corpus, options);
+  stored.folder = write_task_data(stored.data, name);
+  return stored;
 }
 
 std::vector<TaskItem> items_of(const std::vector<TaskItem>& items, std::string_view task) {

@@ -36,6 +36,8 @@ struct TaskItem {
   std::vector<g2c::sft::Message> messages() const;
   /// {"task", "messages": [{"role", "content"}, ...], "offset"}: one JSONL line.
   nlohmann::json to_json() const;
+  /// The item of one such line. ValueError naming what is missing.
+  static TaskItem from_json(const nlohmann::json& line);
 };
 
 struct TaskDataOptions {
@@ -67,6 +69,20 @@ std::vector<TaskItem> load_chat_pairs();
 /// models_root()), each atomically; returns the folder.
 std::filesystem::path write_task_data(const TaskData& data,
                                       const std::string& name = "shakespeare-tasks");
+
+/// The task data of modules 13–15, and where it lives.
+struct StoredTaskData {
+  TaskData data;
+  std::filesystem::path folder;  // artifacts/datasets/<name>
+  bool read = false;             // read back from the folder (false: built and written now)
+};
+
+/// The task data set artifacts/datasets/<name> as the modules share it: read back when its
+/// manifest says it was built by this builder with `options` from this corpus and this chat set
+/// (a fingerprint of both), so 14 and 15 score exactly the items 13 wrote; otherwise (missing,
+/// another seed, an edited chat set, a damaged file) built from `corpus` and written.
+StoredTaskData stored_task_data(std::string_view corpus, const TaskDataOptions& options = {},
+                                const std::string& name = "shakespeare-tasks");
 
 /// The items of one task. Example: items_of(data.val, "speaker").
 std::vector<TaskItem> items_of(const std::vector<TaskItem>& items, std::string_view task);

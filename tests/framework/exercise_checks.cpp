@@ -1,18 +1,25 @@
 // Framework tests of the exercises' shared stack (exercises/common): the tiny attention LM built
 // from the course's modules, the batches, the training loop (reproducibility, a step that
 // learns, the stop at a non-finite loss), runs side by side, generation and the corpus split.
+#include <array>
 #include <cmath>
+#include <filesystem>
 #include <limits>
+#include <string>
 
+#include <fmt/format.h>
 #include <torch/torch.h>
+#include <unistd.h>
 
 #include "exercises/common/batches.h"
 #include "exercises/common/corpus.h"
 #include "exercises/common/figures.h"
 #include "exercises/common/generation.h"
 #include "exercises/common/side_by_side.h"
+#include "exercises/common/tasks.h"
 #include "exercises/common/tiny_lm.h"
 #include "exercises/common/training.h"
+#include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"
 #include "g2c/nn/optim.h"
 #include "torch_test.h"
@@ -319,4 +326,56 @@ TEST_CASE("line_figure_keeps_a_single_series_and_reference_line_in_arrays", "[ex
   CHECK(figure["hlines"].size() == 1);
   CHECK(figure["hlines"][0]["y"] == 1.0);
   CHECK(g2c::exercises::line_figure("a.png", "", "", "", {})["hlines"].empty());
+}
+
+// Modules 13-15 share their task data through artifacts/datasets/shakespeare-tasks: what one
+// program wrote the next one reads back, item for item, and anything that would make other items
+// (another seed or corpus) or a damaged file builds it again.
+TEST_CASE("stored_task_data_reads_back_what_it_wrote", "[exercises]") {
+  namespace fs = std::filesystem;
+  const auto root =
+      fs::temp_directory_path() / ("g2c-exercises-tasks-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  ::setenv("G2C_ARTIFACTS_DIR", root.c_str(), /*overwrite=*/1);
+  std::string corpus;
+  for (int i = 0; i < 90; ++i) {
+    corpus +=
+        fmt::format("{}:\nO speak again, bright angel, for line {}.\n\n",
+                    std::array{"ROMEO", "JULIET", "NURSE"}[static_cast<std::size_t>(i % 3)], i);
+  }
+  const g2c::exercises::TaskDataOptions options{.seed = 3,
+                                                .max_train_per_task = 20,
+                                                .max_val_per_task = 10,
+                                                .speakers = 2,
+                                                .chunk_chars = 300,
+                                                .held_out_every = 2};
+  const auto lines = [](const std::vector<g2c::exercises::TaskItem>& items) {
+    std::vector<std::string> out;
+    for (const auto& item : items) out.push_back(item.to_json().dump());
+    return out;
+  };
+
+  const auto written = g2c::exercises::stored_task_data(corpus, options);
+  CHECK_FALSE(written.read);
+  REQUIRE_FALSE(written.data.val.empty());
+  const auto read = g2c::exercises::stored_task_data(corpus, options);
+  CHECK(read.read);
+  CHECK(lines(read.data.train) == lines(written.data.train));
+  CHECK(lines(read.data.val) == lines(written.data.val));
+  CHECK(read.data.speakers == written.data.speakers);
+  CHECK(read.data.manifest == written.data.manifest);
+
+  auto other_seed = options;
+  other_seed.seed = 4;
+  CHECK_FALSE(g2c::exercises::stored_task_data(corpus, other_seed).read);
+  CHECK_FALSE(g2c::exercises::stored_task_data(corpus, options).read);  // seed 4's were stored
+  const auto longer = corpus + "ROMEO:\nOne line more.\n\n";
+  CHECK_FALSE(g2c::exercises::stored_task_data(longer, options).read);
+  CHECK(g2c::exercises::stored_task_data(longer, options).read);
+  g2c::write_file_atomic(written.folder / "val.jsonl", "{\"task\": \"speaker\"\n");
+  const auto rebuilt = g2c::exercises::stored_task_data(longer, options);
+  CHECK_FALSE(rebuilt.read);
+  CHECK(g2c::exercises::stored_task_data(longer, options).read);
+  ::unsetenv("G2C_ARTIFACTS_DIR");
+  fs::remove_all(root);
 }
