@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/task_scores.h"
 #include "exercises/common/tasks.h"
 #include "g2c/pretraining/trainer.h"
 #include "g2c/sft/data.h"

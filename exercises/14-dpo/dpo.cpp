@@ -15,6 +15,7 @@
 #include "exercises/13-sft/sft_runs.h"
 #include "exercises/14-dpo/preferences.h"
 #include "exercises/common/cli.h"
+#include "exercises/common/proportion.h"
 #include "exercises/common/run_log.h"
 #include "exercises/common/tasks.h"
 #include "g2c/core/errors.h"

@@ -17,13 +17,6 @@ namespace g2c::exercises {
 
 namespace {
 
-std::vector<std::string> words_of(const std::string& text) {
-  std::istringstream stream(text);
-  std::vector<std::string> words;
-  for (std::string word; stream >> word;) words.push_back(word);
-  return words;
-}
-
 std::string joined(const std::vector<std::string>& words) {
   std::string out;
   for (const auto& word : words) out += (out.empty() ? "" : " ") + word;

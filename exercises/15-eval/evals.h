@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "exercises/common/proportion.h"
 #include "exercises/common/tasks.h"
 #include "g2c/eval/eval.h"
 

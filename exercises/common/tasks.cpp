@@ -34,12 +34,16 @@ struct Speech {
   std::vector<Line> lines;
 };
 
+}  // namespace
+
 std::string trim(std::string_view text) {
   const auto begin = text.find_first_not_of(" \t\r\n");
   if (begin == std::string_view::npos) return "";
   const auto end = text.find_last_not_of(" \t\r\n");
   return std::string(text.substr(begin, end - begin + 1));
 }
+
+namespace {
 
 /// "NAME:" on a line of its own opens a speech.
 bool is_speaker_line(const std::string& line) {
@@ -72,12 +76,16 @@ std::vector<Speech> parse_speeches(std::string_view corpus) {
   return speeches;
 }
 
+}  // namespace
+
 std::vector<std::string> words_of(const std::string& line) {
   std::istringstream stream(line);
   std::vector<std::string> words;
   for (std::string word; stream >> word;) words.push_back(word);
   return words;
 }
+
+namespace {
 
 /// Fisher-Yates with a fixed generator: the same items on every platform for a given seed.
 template <typename T>
@@ -324,84 +332,6 @@ std::vector<TaskItem> items_of(const std::vector<TaskItem>& items, std::string_v
   std::copy_if(items.begin(), items.end(), std::back_inserter(out),
                [&](const TaskItem& item) { return item.task == task; });
   return out;
-}
-
-namespace {
-
-// Wilson's interval: the proportion's 95 % interval that stays inside [0, 1] and is sensible for
-// small counts and proportions near 0 or 1. Returns {center, half width}.
-std::pair<double, double> wilson(const Proportion& proportion) {
-  const double n = static_cast<double>(proportion.total), p = proportion.value(), z = 1.96;
-  const double center = (p + z * z / (2 * n)) / (1 + z * z / n);
-  const double half = z * std::sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n);
-  return {center, half};
-}
-
-}  // namespace
-
-double Proportion::low() const {
-  if (total == 0) return 0.0;
-  const auto [center, half] = wilson(*this);
-  return std::max(0.0, center - half);
-}
-
-double Proportion::high() const {
-  if (total == 0) return 1.0;
-  const auto [center, half] = wilson(*this);
-  return std::min(1.0, center + half);
-}
-
-std::string Proportion::to_string() const {
-  return fmt::format("{:5.1f}% [{:.1f}, {:.1f}]", 100 * value(), 100 * low(), 100 * high());
-}
-
-nlohmann::json Proportion::to_json() const {
-  return {{"hits", hits}, {"total", total}, {"value", value()}, {"ci95", {low(), high()}}};
-}
-
-nlohmann::json TaskScore::to_json() const {
-  return {{"task", task},
-          {"exact", exact.to_json()},
-          {"first_word", first_word.to_json()},
-          {"stopped", stopped.to_json()},
-          {"examples", examples}};
-}
-
-TaskScore score_task(g2c::transformer::TransformerLMImpl& model,
-                     const g2c::tokenizer::TextTokenizer& tokenizer,
-                     const std::vector<TaskItem>& items, std::int64_t max_new_tokens) {
-  TaskScore score;
-  score.task = items.empty() ? "" : items.front().task;
-  // Every reply greedily, in batches of prompts of one length (chat_replies).
-  std::vector<std::vector<g2c::sft::Message>> conversations;
-  conversations.reserve(items.size());
-  for (const auto& item : items) conversations.push_back({{"user", item.prompt}});
-  const auto replies = g2c::sft::chat_replies(
-      model, tokenizer, conversations, g2c::sft::ChatReplyOptions().max_new_tokens(max_new_tokens));
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    const auto& item = items[i];
-    const auto& generated = replies[i];
-    const bool stopped = generated.stopped;
-    const auto reply = trim(generated.text);
-    const auto answer = trim(item.answer);
-    const auto reply_words = words_of(reply), answer_words = words_of(answer);
-    const bool exact = reply == answer;
-    const bool first = !reply_words.empty() && !answer_words.empty() &&
-                       reply_words.front() == answer_words.front();
-    score.exact.hits += exact;
-    score.first_word.hits += first;
-    score.stopped.hits += stopped;
-    if (score.examples.size() < 8) {
-      score.examples.push_back({{"prompt", item.prompt},
-                                {"answer", answer},
-                                {"reply", reply},
-                                {"exact", exact},
-                                {"stopped", stopped}});
-    }
-  }
-  const auto total = static_cast<std::int64_t>(items.size());
-  score.exact.total = score.first_word.total = score.stopped.total = total;
-  return score;
 }
 
 }  // namespace g2c::exercises

@@ -1,6 +1,6 @@
-// The narrow tasks of Part II (modules 13–15), made from TinyShakespeare itself, and how a model is
-// scored on them. A 1M-parameter model cannot follow open instructions, but it can learn a task
-// whose success is measurable:
+// The narrow tasks of Part II (modules 13–15), made from TinyShakespeare itself (how a model is
+// scored on them: task_scores.h). A 1M-parameter model cannot follow open instructions, but it can
+// learn a task whose success is measurable:
 //   speaker     user  Who says "<a line of at most 60 characters>"?   assistant  <SPEAKER>
 //   completion  user  Continue: <the first half of a line>            assistant  <the rest of it>
 //   chat        a short hand-written set in period voice (exercises/13-sft/courtier_chat.jsonl)
@@ -84,37 +84,13 @@ struct StoredTaskData {
 StoredTaskData stored_task_data(std::string_view corpus, const TaskDataOptions& options = {},
                                 const std::string& name = "shakespeare-tasks");
 
+/// `text` without the spaces, tabs and line ends around it.
+std::string trim(std::string_view text);
+
+/// The whitespace-separated words of `text`.
+std::vector<std::string> words_of(const std::string& text);
+
 /// The items of one task. Example: items_of(data.val, "speaker").
 std::vector<TaskItem> items_of(const std::vector<TaskItem>& items, std::string_view task);
-
-/// A proportion with its 95 % Wilson score interval.
-struct Proportion {
-  std::int64_t hits = 0;
-  std::int64_t total = 0;
-  double value() const {
-    return total ? static_cast<double>(hits) / static_cast<double>(total) : 0;
-  }
-  double low() const;
-  double high() const;
-  nlohmann::json to_json() const;  // {"hits", "total", "value", "ci95": [low, high]}
-  /// How every exercise prints it, in percent: " 13.3% [8.8, 19.7]" (the value 5 wide, so columns
-  /// of them line up).
-  std::string to_string() const;
-};
-
-/// How a model does on some items, replying greedily (g2c::sft::chat_reply, g2c/sft/chat.h).
-struct TaskScore {
-  std::string task;
-  Proportion exact;       // reply == answer (both trimmed)
-  Proportion first_word;  // the reply's first word == the answer's (completion's softer score)
-  Proportion stopped;     // the reply ended with <|end|> within the token budget
-  nlohmann::json examples = nlohmann::json::array();  // the first few {prompt, answer, reply}
-  nlohmann::json to_json() const;
-};
-
-/// Scores the model on `items` (all of one task). Example: score_task(model, tok, val_speaker).
-TaskScore score_task(g2c::transformer::TransformerLMImpl& model,
-                     const g2c::tokenizer::TextTokenizer& tokenizer,
-                     const std::vector<TaskItem>& items, std::int64_t max_new_tokens = 40);
 
 }  // namespace g2c::exercises
