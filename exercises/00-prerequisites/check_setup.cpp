@@ -79,17 +79,13 @@ struct Problem {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 00: checks that this machine is ready for the course and prints what it will run "
       "on.\nExit status 0: ready; 2: something is missing (each with the command that fixes it)."};
   double seconds = 1.0;
   std::int64_t size = 1024;
-  app.add_option("--seconds", seconds, "Time per device for the matmul")
-      ->check(CLI::Range(0.05, 60.0))
-      ->capture_default_str();
-  app.add_option("--size", size, "Matrix size n of the n×n matmul")
-      ->check(CLI::Range(16, 8192))
-      ->capture_default_str();
+  app.add_option("--seconds", seconds, "Time per device for the matmul").range(0.05, 60.0);
+  app.add_option("--size", size, "Matrix size n of the n×n matmul").range(16, 8192);
   return g2c::run_cli(app, argc, argv, [&] {
     fmt::print("LibTorch   {}\n", TORCH_VERSION);
     fmt::print("compiler   {} {}, C++ {}\n",

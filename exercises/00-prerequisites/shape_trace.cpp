@@ -214,7 +214,7 @@ nlohmann::json part6_mlp(const torch::Device& device, nlohmann::json& log) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 00: the prerequisite review worked by LibTorch — shapes through an embedding and a\n"
       "projection, row-major storage, a 2×3 @ 3×2 matmul by hand, the chain rule on a two-layer\n"
       "net, softmax and NLL, and a tiny MLP with every shape. Writes shape_trace.json."};

@@ -123,21 +123,17 @@ double seconds_per_step(Step&& step, double min_seconds) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 01, exercise 3: the scalar engine against LibTorch on the same network"};
+  g2c::CommandLine app{
+      "Module 01, exercise 3: the scalar engine against LibTorch on the same network"};
   g2c::exercises::CommonOptions options;
   options.out = "results/01-autodiff";
   options.threads = 1;  // one core each: the comparison is per operation, not per machine
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--batches", config.batches, "Batch sizes to time")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 100000));
-  app.add_option("--hidden", config.hidden, "Width of the two hidden layers")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 4096));
+  app.add_option("--batches", config.batches, "Batch sizes to time").range(1, 100000);
+  app.add_option("--hidden", config.hidden, "Width of the two hidden layers").range(1, 4096);
   app.add_option("--min-seconds", config.min_seconds, "Time each measurement at least this long")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      .non_negative();
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);  // LibTorch here runs on the CPU
     std::mt19937 rng(static_cast<std::mt19937::result_type>(options.seed));

@@ -71,16 +71,17 @@ std::string to_dot(const std::vector<Value>& nodes, const std::map<const Node*, 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 01, exercise 2: draw the graph of one neuron with its data and gradients"};
+  g2c::CommandLine app{
+      "Module 01, exercise 2: draw the graph of one neuron with its data and gradients"};
   g2c::exercises::CommonOptions options;
   options.out = "results/01-autodiff";
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--x1", config.x1, "First input")->capture_default_str();
-  app.add_option("--x2", config.x2, "Second input")->capture_default_str();
-  app.add_option("--w1", config.w1, "First weight")->capture_default_str();
-  app.add_option("--w2", config.w2, "Second weight")->capture_default_str();
-  app.add_option("--b", config.b, "Bias")->capture_default_str();
+  app.add_option("--x1", config.x1, "First input");
+  app.add_option("--x2", config.x2, "Second input");
+  app.add_option("--w1", config.w1, "First weight");
+  app.add_option("--w2", config.w2, "Second weight");
+  app.add_option("--b", config.b, "Bias");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);  // recorded; the engine runs on the CPU
     const Value w1(config.w1), w2(config.w2), b(config.b);

@@ -24,18 +24,16 @@ constexpr double kLow = -0.5, kHigh = 1.5;  // the picture's square, the four in
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 01, exercise 1: train a 2-2-1 tanh network on XOR with the scalar engine"};
+  g2c::CommandLine app{
+      "Module 01, exercise 1: train a 2-2-1 tanh network on XOR with the scalar engine"};
   g2c::exercises::CommonOptions options;
   options.out = "results/01-autodiff";
   options.steps = 500;
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--lr", config.lr, "Learning rate of the gradient-descent step")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  app.add_option("--lr", config.lr, "Learning rate of the gradient-descent step").positive();
   app.add_option("--grid", config.grid, "Points per side of the decision-boundary picture")
-      ->capture_default_str()
-      ->check(CLI::Range(2, 1000));
+      .range(2, 1000);
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);  // recorded; the engine runs on the CPU
     std::mt19937 rng(static_cast<std::mt19937::result_type>(options.seed));

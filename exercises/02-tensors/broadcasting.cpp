@@ -37,16 +37,14 @@ std::string torch_shape(const torch::Tensor& t) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 02: broadcasting shape by shape with TinyArray and LibTorch, and the (B,) + (B, 1) "
       "bug"};
   g2c::exercises::CommonOptions options;
   options.out = "results/02-tensors";
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--batch", config.batch, "B for the (B,) + (B, 1) bug")
-      ->check(CLI::Range(2, 64))
-      ->capture_default_str();
+  app.add_option("--batch", config.batch, "B for the (B,) + (B, 1) bug").range(2, 64);
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const std::vector<std::pair<Shape, Shape>> cases{

@@ -85,24 +85,21 @@ double gflops_of(std::int64_t n, double seconds) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 02: the matmul ladder - textbook loops, i-k-j loops, LibTorch on one thread and on "
       "all of them, and the GPU, against this machine's measured peak"};
   g2c::exercises::CommonOptions options;
   options.out = "results/02-tensors";
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--sizes", config.sizes, "Square sizes n to time")->capture_default_str();
+  app.add_option("--sizes", config.sizes, "Square sizes n to time");
   app.add_flag("--large", config.large, "Also time n = 2048");
   app.add_option("--max-loop-seconds", config.max_loop_seconds,
-                 "Skip a hand-written rung at a size whose predicted time is longer")
-      ->capture_default_str();
+                 "Skip a hand-written rung at a size whose predicted time is longer");
   app.add_option("--min-seconds", config.min_seconds,
-                 "Repeat each product until this much time is measured (median reported)")
-      ->capture_default_str();
+                 "Repeat each product until this much time is measured (median reported)");
   app.add_option("--torch-dtype", config.torch_dtype, "dtype of the LibTorch rungs")
-      ->check(CLI::IsMember({"float32", "float64"}))
-      ->capture_default_str();
+      .one_of({"float32", "float64"});
   return g2c::run_cli(app, argc, argv, [&] {
     if (config.large &&
         std::find(config.sizes.begin(), config.sizes.end(), 2048) == config.sizes.end()) {

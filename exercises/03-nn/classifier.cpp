@@ -20,15 +20,15 @@ struct Config {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 03, exercise 2: a two-moons classifier (Linear -> ReLU -> Linear)"};
+  g2c::CommandLine app{"Module 03, exercise 2: a two-moons classifier (Linear -> ReLU -> Linear)"};
   g2c::exercises::CommonOptions options;
   options.out = "results/03-nn";
   options.steps = 1500;
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--points", config.points, "Training points")->capture_default_str();
-  app.add_option("--hidden", config.hidden, "Hidden units")->capture_default_str();
-  app.add_option("--lr", config.lr, "Learning rate")->capture_default_str();
+  app.add_option("--points", config.points, "Training points");
+  app.add_option("--hidden", config.hidden, "Hidden units");
+  app.add_option("--lr", config.lr, "Learning rate");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const auto data = g2c::exercises::make_moons(config.points, config.noise, 0.0, options.seed);

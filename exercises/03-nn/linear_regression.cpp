@@ -16,15 +16,15 @@ struct Config {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 03, exercise 1: fit y = 3x + 2 with Linear(1, 1), MSE and SGD"};
+  g2c::CommandLine app{"Module 03, exercise 1: fit y = 3x + 2 with Linear(1, 1), MSE and SGD"};
   g2c::exercises::CommonOptions options;
   options.out = "results/03-nn";
   options.steps = 500;
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--points", config.points, "Number of samples")->capture_default_str();
-  app.add_option("--noise", config.noise, "Noise standard deviation")->capture_default_str();
-  app.add_option("--lr", config.lr, "Learning rate")->capture_default_str();
+  app.add_option("--points", config.points, "Number of samples");
+  app.add_option("--noise", config.noise, "Noise standard deviation");
+  app.add_option("--lr", config.lr, "Learning rate");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const auto x = torch::linspace(-1, 1, config.points).unsqueeze(1).to(device);  // (N, 1)

@@ -22,16 +22,16 @@ struct Config {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 03, exercise 4: overfitting a small noisy set, and weight decay against it"};
+  g2c::CommandLine app{
+      "Module 03, exercise 4: overfitting a small noisy set, and weight decay against it"};
   g2c::exercises::CommonOptions options;
   options.out = "results/03-nn";
   options.steps = 4000;
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--hidden", config.hidden, "Hidden units")->capture_default_str();
-  app.add_option("--lr", config.lr, "Learning rate")->capture_default_str();
-  app.add_option("--weight-decay", config.weight_decays, "The weight_decay values to compare")
-      ->capture_default_str();
+  app.add_option("--hidden", config.hidden, "Hidden units");
+  app.add_option("--lr", config.lr, "Learning rate");
+  app.add_option("--weight-decay", config.weight_decays, "The weight_decay values to compare");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const auto train = g2c::exercises::make_moons(config.train_points, config.noise,

@@ -35,14 +35,15 @@ double first_update(double p, double grad, const torch::Device& device, MakeOpti
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 03b, exercise 2: one AdamW step by hand, checked against AdamW::step"};
+  g2c::CommandLine app{
+      "Module 03b, exercise 2: one AdamW step by hand, checked against AdamW::step"};
   g2c::exercises::CommonOptions options;
   options.out = "results/03b-training";
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--p", config.p, "Parameter value")->capture_default_str();
-  app.add_option("--grad", config.grad, "Its gradient")->capture_default_str();
-  app.add_option("--lr", config.lr, "Learning rate")->capture_default_str();
+  app.add_option("--p", config.p, "Parameter value");
+  app.add_option("--grad", config.grad, "Its gradient");
+  app.add_option("--lr", config.lr, "Learning rate");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     // By hand, t = 1: the moments start at zero.

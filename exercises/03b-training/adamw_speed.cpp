@@ -73,18 +73,18 @@ double time_steps(Optimizer& optimizer, std::int64_t repeats, const torch::Devic
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 03b: time AdamW::step against torch::optim::AdamW on a small GPT's "
       "parameters"};
   g2c::exercises::CommonOptions options;
   options.out = "results/03b-training";
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--dim", config.dim, "Embedding dimension D")->capture_default_str();
-  app.add_option("--layers", config.layers, "Transformer blocks")->capture_default_str();
-  app.add_option("--vocab", config.vocab, "Vocabulary size")->capture_default_str();
-  app.add_option("--repeats", config.repeats, "Timed steps per block")->capture_default_str();
-  app.add_option("--blocks", config.blocks, "Timed blocks per optimizer")->capture_default_str();
+  app.add_option("--dim", config.dim, "Embedding dimension D");
+  app.add_option("--layers", config.layers, "Transformer blocks");
+  app.add_option("--vocab", config.vocab, "Vocabulary size");
+  app.add_option("--repeats", config.repeats, "Timed steps per block");
+  app.add_option("--blocks", config.blocks, "Timed blocks per optimizer");
   return g2c::run_cli(app, argc, argv, [&] {
     if (config.dim < 1 || config.layers < 0 || config.vocab < 1 || config.repeats < 1 ||
         config.blocks < 1) {

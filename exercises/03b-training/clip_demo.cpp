@@ -48,13 +48,13 @@ nlohmann::json describe(const std::vector<torch::Tensor>& params) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 03b, exercise 5: global-norm gradient clipping on two gradients"};
+  g2c::CommandLine app{"Module 03b, exercise 5: global-norm gradient clipping on two gradients"};
   g2c::exercises::CommonOptions options;
   options.out = "results/03b-training";
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--grads", config.grads, "The two gradients")->expected(2)->capture_default_str();
-  app.add_option("--max-norm", config.max_norm, "Clipping threshold")->capture_default_str();
+  app.add_option("--grads", config.grads, "The two gradients").expected(2);
+  app.add_option("--max-norm", config.max_norm, "Clipping threshold");
   return g2c::run_cli(app, argc, argv, [&] {
     if (!(config.max_norm > 0)) {
       throw g2c::ValueError(fmt::format("--max-norm must be > 0, got {}", config.max_norm));

@@ -31,14 +31,14 @@ std::string verdict(const g2c::exercises::RunRecord& record) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 03b, exercise 1: an SGD learning-rate sweep on the XOR data"};
+  g2c::CommandLine app{"Module 03b, exercise 1: an SGD learning-rate sweep on the XOR data"};
   g2c::exercises::CommonOptions options;
   options.out = "results/03b-training";
   options.steps = 300;
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--lrs", config.lrs, "Learning rates to compare")->capture_default_str();
-  app.add_option("--hidden", config.hidden, "Hidden units")->capture_default_str();
+  app.add_option("--lrs", config.lrs, "Learning rates to compare");
+  app.add_option("--hidden", config.hidden, "Hidden units");
   return g2c::run_cli(app, argc, argv, [&] {
     if (config.lrs.empty()) throw g2c::ValueError("--lrs needs at least one learning rate");
     const auto device = g2c::exercises::prepare(options);

@@ -19,17 +19,16 @@ struct Config {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 03b, exercise 6: plot the warmup + cosine learning-rate schedule"};
+  g2c::CommandLine app{"Module 03b, exercise 6: plot the warmup + cosine learning-rate schedule"};
   g2c::exercises::CommonOptions options;
   options.out = "results/03b-training";
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--warmup", config.warmup, "Warmup steps")->capture_default_str();
-  app.add_option("--max-steps", config.max_steps, "Step at which the decay reaches min_lr")
-      ->capture_default_str();
-  app.add_option("--max-lr", config.max_lr, "Peak learning rate")->capture_default_str();
-  app.add_option("--min-lr", config.min_lr, "Floor learning rate")->capture_default_str();
-  app.add_option("--after", config.after, "Steps to draw past max_steps")->capture_default_str();
+  app.add_option("--warmup", config.warmup, "Warmup steps");
+  app.add_option("--max-steps", config.max_steps, "Step at which the decay reaches min_lr");
+  app.add_option("--max-lr", config.max_lr, "Peak learning rate");
+  app.add_option("--min-lr", config.min_lr, "Floor learning rate");
+  app.add_option("--after", config.after, "Steps to draw past max_steps");
   return g2c::run_cli(app, argc, argv, [&] {
     if (config.warmup < 0 || config.max_steps < 1 || config.after < 0 || !(config.max_lr > 0) ||
         !(config.min_lr >= 0 && config.min_lr <= config.max_lr)) {

@@ -63,18 +63,16 @@ nlohmann::json number_or_null(double value) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 03b, exercise 4: SGD and AdamW on the XOR data, curves and boundaries"};
+  g2c::CommandLine app{
+      "Module 03b, exercise 4: SGD and AdamW on the XOR data, curves and boundaries"};
   g2c::exercises::CommonOptions options;
   options.out = "results/03b-training";
   options.steps = 300;
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--snapshots", config.snapshots, "Steps after which to draw the boundary")
-      ->capture_default_str();
-  app.add_option("--grid", config.grid, "Boundary grid points per axis")
-      ->capture_default_str()
-      ->check(CLI::Range(20, 1000));
-  app.add_option("--hidden", config.hidden, "Hidden units")->capture_default_str();
+  app.add_option("--snapshots", config.snapshots, "Steps after which to draw the boundary");
+  app.add_option("--grid", config.grid, "Boundary grid points per axis").range(20, 1000);
+  app.add_option("--hidden", config.hidden, "Hidden units");
   return g2c::run_cli(app, argc, argv, [&] {
     std::sort(config.snapshots.begin(), config.snapshots.end());
     if (config.snapshots.empty() || config.snapshots.front() < 0 ||

@@ -17,7 +17,7 @@
 using namespace g2c::tokenizer;
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 04, exercise 6: build the ShakespeareTokenizer artifact"};
+  g2c::CommandLine app{"Module 04, exercise 6: build the ShakespeareTokenizer artifact"};
   g2c::exercises::CommonOptions options;
   options.out = "results/04-tokenizer";
   std::size_t vocab_size = 4096;
@@ -26,12 +26,9 @@ int main(int argc, char** argv) {
   bool reference = false;
   std::size_t progress_every = 50;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--vocab-size", vocab_size, "Target vocabulary size")->capture_default_str();
-  app.add_option("--max-chars", max_chars, "Characters of TinyShakespeare to train on")
-      ->capture_default_str();
-  app.add_option("--progress-every", progress_every, "Merges between progress records")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  app.add_option("--vocab-size", vocab_size, "Target vocabulary size");
+  app.add_option("--max-chars", max_chars, "Characters of TinyShakespeare to train on");
+  app.add_option("--progress-every", progress_every, "Merges between progress records").positive();
   app.add_flag("--install", install,
                "Write to artifacts/tokenizers/ShakespeareTokenizer (what the exercises load)");
   app.add_flag("--reference", reference,

@@ -16,19 +16,16 @@
 using namespace g2c::tokenizer;
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 04, exercise 5: early vs late merges and the most frequent tokens"};
+  g2c::CommandLine app{"Module 04, exercise 5: early vs late merges and the most frequent tokens"};
   g2c::exercises::CommonOptions options;
   options.out = "results/04-tokenizer";
   std::size_t vocab_size = 2048;
   std::size_t show = 15;
   std::size_t bucket = 128;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--vocab-size", vocab_size, "Vocabulary the corpus is encoded with")
-      ->capture_default_str();
-  app.add_option("--show", show, "How many merges and tokens to list")->capture_default_str();
-  app.add_option("--bucket", bucket, "Merges per point of the token-length curve")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+  app.add_option("--vocab-size", vocab_size, "Vocabulary the corpus is encoded with");
+  app.add_option("--show", show, "How many merges and tokens to list");
+  app.add_option("--bucket", bucket, "Merges per point of the token-length curve").positive();
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const std::string corpus = g2c::exercises::load_tinyshakespeare();

@@ -53,14 +53,15 @@ nlohmann::json trace_merge(const Ids& ids, Pair pair, TokenId new_id) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 04, exercise 1: pair counts and the [1, 1, 1] overlap rule, step by step"};
+  g2c::CommandLine app{
+      "Module 04, exercise 1: pair counts and the [1, 1, 1] overlap rule, step by step"};
   g2c::exercises::CommonOptions options;
   options.out = "results/04-tokenizer";
   std::vector<TokenId> sequence{1, 2, 1, 2, 3, 1, 1, 1};
   std::string text = "aaabdaaabac";
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--ids", sequence, "A sequence of ids to count and merge")->capture_default_str();
-  app.add_option("--text", text, "A text whose bytes are counted too")->capture_default_str();
+  app.add_option("--ids", sequence, "A sequence of ids to count and merge");
+  app.add_option("--text", text, "A text whose bytes are counted too");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const PairCounts counts = BPETokenizer::get_pair_counts(sequence);

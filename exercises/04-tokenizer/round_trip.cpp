@@ -34,7 +34,7 @@ std::string piece(const BPETokenizer& tokenizer, TokenId id) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 04, exercise 3: round trips on punctuation, whitespace and Unicode"};
+  g2c::CommandLine app{"Module 04, exercise 3: round trips on punctuation, whitespace and Unicode"};
   g2c::exercises::CommonOptions options;
   options.out = "results/04-tokenizer";
   std::size_t vocab_size = 400;
@@ -50,10 +50,9 @@ int main(int argc, char** argv) {
                                     "<|endoftext|> is a special token here",
                                     ""};
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--vocab-size", vocab_size, "Vocabulary to train to")->capture_default_str();
-  app.add_option("--train-chars", train_chars, "Characters of TinyShakespeare to train on")
-      ->capture_default_str();
-  app.add_option("--texts", texts, "Texts to round-trip");
+  app.add_option("--vocab-size", vocab_size, "Vocabulary to train to");
+  app.add_option("--train-chars", train_chars, "Characters of TinyShakespeare to train on");
+  app.add_option("--texts", texts, "Texts to round-trip").no_default();
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const std::string corpus = g2c::exercises::load_tinyshakespeare();

@@ -10,15 +10,14 @@
 using namespace g2c::tokenizer;
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 04, exercise 2: train on \"the the the\" and print every merge"};
+  g2c::CommandLine app{"Module 04, exercise 2: train on \"the the the\" and print every merge"};
   g2c::exercises::CommonOptions options;
   options.out = "results/04-tokenizer";
   std::string text = "the the the";
   std::size_t vocab_size = 270;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--text", text, "Training text")->capture_default_str();
-  app.add_option("--vocab-size", vocab_size, "Target vocabulary size (256 + merges)")
-      ->capture_default_str();
+  app.add_option("--text", text, "Training text");
+  app.add_option("--vocab-size", vocab_size, "Target vocabulary size (256 + merges)");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     BPETokenizer tokenizer;

@@ -14,23 +14,20 @@
 using namespace g2c::tokenizer;
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 04, exercise 4: vocabulary size vs compression on TinyShakespeare"};
+  g2c::CommandLine app{"Module 04, exercise 4: vocabulary size vs compression on TinyShakespeare"};
   g2c::exercises::CommonOptions options;
   options.out = "results/04-tokenizer";
   std::vector<std::size_t> sizes{264, 300, 384, 512, 768, 1024, 1536, 2048, 3072, 4096};
   double train_fraction = 0.9;
   std::string trainer = "fast";
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--sizes", sizes, "Vocabulary sizes (the largest is trained)")
-      ->capture_default_str();
+  app.add_option("--sizes", sizes, "Vocabulary sizes (the largest is trained)");
   app.add_option("--train-fraction", train_fraction, "Share of the corpus to train on")
-      ->capture_default_str()
-      ->check(CLI::Range(0.05, 0.95));
+      .range(0.05, 0.95);
   app.add_option("--trainer", trainer,
                  "fast (train_fast, ~1 s) or reference (your train: minutes; try --sizes 264 300 "
                  "384 512)")
-      ->capture_default_str()
-      ->check(CLI::IsMember({"fast", "reference"}));
+      .one_of({"fast", "reference"});
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const std::string corpus = g2c::exercises::load_tinyshakespeare();

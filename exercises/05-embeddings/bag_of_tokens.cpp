@@ -15,12 +15,12 @@
 #include "g2c/embeddings/token_embedding.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 05, exercise 6: without positions, word order is invisible"};
+  g2c::CommandLine app{"Module 05, exercise 6: without positions, word order is invisible"};
   g2c::exercises::CommonOptions options;
   options.out = "results/05-embeddings";
   std::int64_t embedding_dim = 16;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--dim", embedding_dim, "Embedding dimension D (even)")->capture_default_str();
+  app.add_option("--dim", embedding_dim, "Embedding dimension D (even)");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const std::vector<std::string> vocabulary{"dog", "bites", "man"};

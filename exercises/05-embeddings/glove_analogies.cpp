@@ -36,7 +36,7 @@ std::set<std::string> first_words(const std::filesystem::path& path, std::int64_
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 05, exercise 7: word analogies with GloVe vectors (needs --glove)"};
+  g2c::CommandLine app{"Module 05, exercise 7: word analogies with GloVe vectors (needs --glove)"};
   g2c::exercises::CommonOptions options;
   options.out = "results/05-embeddings";
   std::filesystem::path glove;
@@ -45,12 +45,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> analogies{"king:man:woman", "paris:france:italy", "walked:walk:swim",
                                      "bigger:big:small"};
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--glove", glove, "A GloVe text file, e.g. glove.6B.50d.txt");
-  app.add_option("--candidates", candidates, "Most frequent words searched for answers")
-      ->capture_default_str();
-  app.add_option("--top-k", top_k, "Answers listed per analogy")->capture_default_str();
-  app.add_option("--analogies", analogies, "a:b:c, read as a − b + c (king:man:woman → queen)")
-      ->capture_default_str();
+  app.add_option("--glove", glove, "A GloVe text file, e.g. glove.6B.50d.txt").no_default();
+  app.add_option("--candidates", candidates, "Most frequent words searched for answers");
+  app.add_option("--top-k", top_k, "Answers listed per analogy");
+  app.add_option("--analogies", analogies, "a:b:c, read as a − b + c (king:man:woman → queen)");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     auto result = g2c::exercises::run_metadata("05_glove_analogies", options, device);

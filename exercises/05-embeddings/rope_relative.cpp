@@ -13,7 +13,7 @@
 #include "g2c/embeddings/rotary.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 05, exercise 4: RoPE scores depend only on the relative position"};
+  g2c::CommandLine app{"Module 05, exercise 4: RoPE scores depend only on the relative position"};
   g2c::exercises::CommonOptions options;
   options.out = "results/05-embeddings";
   std::int64_t max_seq_len = 128;
@@ -21,10 +21,10 @@ int main(int argc, char** argv) {
   std::int64_t max_offset = 16;  // offsets n − m = 0 … max_offset
   std::int64_t trials = 50;      // random (q, k) pairs; the spread is the largest over them
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--max-seq-len", max_seq_len, "Positions (M)")->capture_default_str();
-  app.add_option("--dim", embedding_dim, "Embedding dimension D (even)")->capture_default_str();
-  app.add_option("--max-offset", max_offset, "Largest offset n - m")->capture_default_str();
-  app.add_option("--trials", trials, "Random (q, k) pairs")->capture_default_str();
+  app.add_option("--max-seq-len", max_seq_len, "Positions (M)");
+  app.add_option("--dim", embedding_dim, "Embedding dimension D (even)");
+  app.add_option("--max-offset", max_offset, "Largest offset n - m");
+  app.add_option("--trials", trials, "Random (q, k) pairs");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     if (max_offset < 0 || max_offset >= max_seq_len || trials < 1) {

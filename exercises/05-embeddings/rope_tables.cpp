@@ -10,17 +10,16 @@
 #include "g2c/embeddings/rotary.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 05, exercise 3: the RoPE cos/sin tables"};
+  g2c::CommandLine app{"Module 05, exercise 3: the RoPE cos/sin tables"};
   g2c::exercises::CommonOptions options;
   options.out = "results/05-embeddings";
   std::int64_t max_seq_len = 64;
   std::int64_t embedding_dim = 32;
   double base = 10000.0;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--max-seq-len", max_seq_len, "Positions in the tables (M)")
-      ->capture_default_str();
-  app.add_option("--dim", embedding_dim, "Embedding dimension D (even)")->capture_default_str();
-  app.add_option("--base", base, "RoPE base")->capture_default_str();
+  app.add_option("--max-seq-len", max_seq_len, "Positions in the tables (M)");
+  app.add_option("--dim", embedding_dim, "Embedding dimension D (even)");
+  app.add_option("--base", base, "RoPE base");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     g2c::embeddings::RotaryEmbedding rope(max_seq_len, embedding_dim, base);

@@ -10,17 +10,16 @@
 #include "g2c/embeddings/similarity.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 05, exercise 2: the sinusoidal positional table"};
+  g2c::CommandLine app{"Module 05, exercise 2: the sinusoidal positional table"};
   g2c::exercises::CommonOptions options;
   options.out = "results/05-embeddings";
   std::int64_t max_seq_len = 64;
   std::int64_t embedding_dim = 64;
   std::vector<std::int64_t> columns{0, 1, 8, 9, 32, 33};  // fast, medium and slow clocks
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--max-seq-len", max_seq_len, "Positions in the table (M)")->capture_default_str();
-  app.add_option("--dim", embedding_dim, "Embedding dimension D (even)")->capture_default_str();
-  app.add_option("--columns", columns, "Columns drawn as curves over the positions")
-      ->capture_default_str();
+  app.add_option("--max-seq-len", max_seq_len, "Positions in the table (M)");
+  app.add_option("--dim", embedding_dim, "Embedding dimension D (even)");
+  app.add_option("--columns", columns, "Columns drawn as curves over the positions");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     g2c::embeddings::SinusoidalPositionalEmbedding positions(max_seq_len, embedding_dim);

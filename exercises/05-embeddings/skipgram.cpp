@@ -42,24 +42,21 @@ std::optional<std::int64_t> single_token(const g2c::tokenizer::TextTokenizer& to
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 05, exercise 5: skip-gram embeddings of TinyShakespeare tokens"};
+  g2c::CommandLine app{"Module 05, exercise 5: skip-gram embeddings of TinyShakespeare tokens"};
   g2c::exercises::CommonOptions options;
   options.out = "results/05-embeddings";
   options.steps = 600;
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--chars", config.chars, "Characters of the corpus to use (0: all)")
-      ->capture_default_str();
-  app.add_option("--vocab", config.vocab_size, "Tokenizer vocabulary size")->capture_default_str();
-  app.add_option("--dim", config.embedding_dim, "Embedding dimension D")->capture_default_str();
-  app.add_option("--window", config.window, "Context window")->capture_default_str();
-  app.add_option("--batch", config.batch_size, "Pairs per SGD step")->capture_default_str();
-  app.add_option("--lr", config.lr, "SGD learning rate")->capture_default_str();
-  app.add_option("--log-every", config.log_every, "Steps between progress updates")
-      ->capture_default_str();
-  app.add_option("--top-k", config.top_k, "Neighbours listed per word")->capture_default_str();
-  app.add_option("--words", config.words, "Words whose neighbours are listed")
-      ->capture_default_str();
+  app.add_option("--chars", config.chars, "Characters of the corpus to use (0: all)");
+  app.add_option("--vocab", config.vocab_size, "Tokenizer vocabulary size");
+  app.add_option("--dim", config.embedding_dim, "Embedding dimension D");
+  app.add_option("--window", config.window, "Context window");
+  app.add_option("--batch", config.batch_size, "Pairs per SGD step");
+  app.add_option("--lr", config.lr, "SGD learning rate");
+  app.add_option("--log-every", config.log_every, "Steps between progress updates");
+  app.add_option("--top-k", config.top_k, "Neighbours listed per word");
+  app.add_option("--words", config.words, "Words whose neighbours are listed");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     if (config.log_every < 1) throw g2c::ValueError("--log-every must be at least 1");

@@ -11,16 +11,16 @@
 #include "g2c/embeddings/token_embedding.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 05, exercise 1: token ids become rows of the embedding table"};
+  g2c::CommandLine app{"Module 05, exercise 1: token ids become rows of the embedding table"};
   g2c::exercises::CommonOptions options;
   options.out = "results/05-embeddings";
   std::int64_t vocab_size = 10;  // V: small enough to print the whole table
   std::int64_t embedding_dim = 8;
   std::vector<std::int64_t> ids{3, 5, 7, 3};  // 3 twice: its row gets gradient twice
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--vocab", vocab_size, "Vocabulary size V")->capture_default_str();
-  app.add_option("--dim", embedding_dim, "Embedding dimension D")->capture_default_str();
-  app.add_option("--ids", ids, "Token ids to look up")->capture_default_str();
+  app.add_option("--vocab", vocab_size, "Vocabulary size V");
+  app.add_option("--dim", embedding_dim, "Embedding dimension D");
+  app.add_option("--ids", ids, "Token ids to look up");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     g2c::embeddings::TokenEmbedding embedding(vocab_size, embedding_dim);

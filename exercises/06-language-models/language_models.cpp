@@ -158,7 +158,7 @@ nlohmann::json figure_for(const std::string& kind, const std::string& descriptio
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 06: counts bigram vs neural bigram vs MLP language model on TinyShakespeare, at the\n"
       "character level and on ShakespeareTokenizer ids. Writes validation perplexity curves and\n"
       "samples to language_models.json and plots them."};
@@ -168,35 +168,18 @@ int main(int argc, char** argv) {
   Config config;
   g2c::exercises::add_common_options(app, options);
   app.add_option("--tokenizers", config.tokenizers, "Token levels to run: char, bpe")
-      ->check(CLI::IsMember({"char", "bpe"}))
-      ->capture_default_str();
+      .one_of({"char", "bpe"});
   app.add_option("--bpe-vocab", config.bpe_vocab, "ShakespeareTokenizer vocabulary size")
-      ->check(CLI::Range(257, 4096))
-      ->capture_default_str();
-  app.add_option("--context", config.context_length, "MLP context length N")
-      ->check(CLI::Range(1, 256))
-      ->capture_default_str();
-  app.add_option("--dim", config.embedding_dim, "Embedding dimension D")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--hidden", config.hidden_dim, "MLP hidden width H")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--batch", config.batch_size, "Batch size")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--lr", config.lr, "SGD learning rate")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--log-every", config.log_every, "Validation perplexity every N steps")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+      .range(257, 4096);
+  app.add_option("--context", config.context_length, "MLP context length N").range(1, 256);
+  app.add_option("--dim", config.embedding_dim, "Embedding dimension D").positive();
+  app.add_option("--hidden", config.hidden_dim, "MLP hidden width H").positive();
+  app.add_option("--batch", config.batch_size, "Batch size").positive();
+  app.add_option("--lr", config.lr, "SGD learning rate").positive();
+  app.add_option("--log-every", config.log_every, "Validation perplexity every N steps").positive();
   app.add_option("--sample-tokens", config.sample_tokens, "Tokens generated per model")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  app.add_option("--temperature", config.temperature, "Sampling temperature")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+      .non_negative();
+  app.add_option("--temperature", config.temperature, "Sampling temperature").positive();
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     auto result = g2c::exercises::run_metadata("06_language_models", options, device);

@@ -30,7 +30,7 @@ nlohmann::json rows(const torch::Tensor& t) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 07, exercise 1: self-attention on three tokens, step by step"};
+  g2c::CommandLine app{"Module 07, exercise 1: self-attention on three tokens, step by step"};
   g2c::exercises::CommonOptions options;
   options.out = "results/07-attention";
   g2c::exercises::add_common_options(app, options);

@@ -17,15 +17,14 @@ std::int64_t count_parameters(g2c::attention::SelfAttention& attention) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 07, exercise 4: parameter counts against D and against T"};
+  g2c::CommandLine app{"Module 07, exercise 4: parameter counts against D and against T"};
   g2c::exercises::CommonOptions options;
   options.out = "results/07-attention";
   std::vector<std::int64_t> dims{64, 128, 256, 512};
   std::vector<std::int64_t> lengths{16, 64, 256, 1024};
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--dims", dims, "Embedding dimensions D")->capture_default_str();
-  app.add_option("--lengths", lengths, "Sequence lengths T (run through D = 64)")
-      ->capture_default_str();
+  app.add_option("--dims", dims, "Embedding dimensions D");
+  app.add_option("--lengths", lengths, "Sequence lengths T (run through D = 64)");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     std::vector<std::int64_t> by_dim, formula;

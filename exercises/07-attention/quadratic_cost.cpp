@@ -51,7 +51,7 @@ double log_log_slope(const std::vector<std::int64_t>& x, const std::vector<doubl
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 07, exercise 5: attention's cost grows with T squared"};
+  g2c::CommandLine app{"Module 07, exercise 5: attention's cost grows with T squared"};
   g2c::exercises::CommonOptions options;
   options.out = "results/07-attention";
   std::vector<std::int64_t> lengths{64, 128, 256, 512, 1024, 2048, 4096};
@@ -59,12 +59,10 @@ int main(int argc, char** argv) {
   int repeats = 3;
   std::int64_t fit_from = 512;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--lengths", lengths, "Sequence lengths T, increasing")->capture_default_str();
-  app.add_option("--dim", dim, "Embedding dimension D")->capture_default_str();
-  app.add_option("--repeats", repeats, "Timed runs per T (the median is kept)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--fit-from", fit_from, "Fit the slope over T >= this")->capture_default_str();
+  app.add_option("--lengths", lengths, "Sequence lengths T, increasing");
+  app.add_option("--dim", dim, "Embedding dimension D");
+  app.add_option("--repeats", repeats, "Timed runs per T (the median is kept)").positive();
+  app.add_option("--fit-from", fit_from, "Fit the slope over T >= this");
   return g2c::run_cli(app, argc, argv, [&] {
     if (!std::is_sorted(lengths.begin(), lengths.end()))
       throw g2c::ValueError("--lengths must be increasing");

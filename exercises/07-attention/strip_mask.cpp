@@ -238,7 +238,7 @@ nlohmann::json loss_figure(const Config& config, double baseline) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 07, exercise 3: strip the causal mask. Trains a tiny attention-only language model "
       "with\ncausal = true and causal = false and writes both loss curves. --data random "
       "reproduces the\nPython edition's control experiment."};
@@ -252,29 +252,32 @@ int main(int argc, char** argv) {
   Overrides overrides;
   g2c::exercises::add_common_options(app, options);
   app.add_option("--data", data, "tinyshakespeare, or random (the control experiment)")
-      ->check(CLI::IsMember({"tinyshakespeare", "random"}))
-      ->capture_default_str();
+      .one_of({"tinyshakespeare", "random"});
   app.add_option("--tokenizer", tokenizer, "Token level: bpe (the ShakespeareTokenizer) or char")
-      ->check(CLI::IsMember({"bpe", "char"}))
-      ->capture_default_str();
-  app.add_option("--bpe-vocab", bpe_vocab, "ShakespeareTokenizer vocabulary cap")
-      ->check(CLI::Range(257, 4096))
-      ->capture_default_str();
+      .one_of({"bpe", "char"});
+  app.add_option("--bpe-vocab", bpe_vocab, "ShakespeareTokenizer vocabulary cap").range(257, 4096);
   app.add_option("--steps", overrides.steps, "Training steps [2000; random: 500]")
-      ->check(CLI::PositiveNumber);
+      .positive()
+      .no_default();
   app.add_option("--context", overrides.context_length,
                  "Context length T [32 BPE tokens, 64 characters; random: 8]")
-      ->check(CLI::Range(2, 4096));
+      .range(2, 4096)
+      .no_default();
   app.add_option("--dim", overrides.embedding_dim, "Embedding dimension D [64; random: 32]")
-      ->check(CLI::PositiveNumber);
+      .positive()
+      .no_default();
   app.add_option("--batch", overrides.batch_size, "Batch size [32; random: 128]")
-      ->check(CLI::PositiveNumber);
+      .positive()
+      .no_default();
   app.add_option("--lr", overrides.lr, "Learning rate [AdamW 3e-3; random: SGD 0.5]")
-      ->check(CLI::PositiveNumber);
+      .positive()
+      .no_default();
   app.add_option("--log-every", overrides.log_every, "Record losses every N steps [50]")
-      ->check(CLI::PositiveNumber);
+      .positive()
+      .no_default();
   app.add_option("--sample-tokens", overrides.sample_tokens, "Tokens generated per model [200; 16]")
-      ->check(CLI::NonNegativeNumber);
+      .non_negative()
+      .no_default();
   app.add_flag("--sequential", sequential,
                "Train the two runs one after the other instead of side by side (same results)");
   app.add_option("--path", path,
@@ -282,8 +285,7 @@ int main(int argc, char** argv) {
                  "(g2c/nn/fused_cross_entropy.h, g2c/nn/fused_adamw.h), the attention the "
                  "lesson's; lesson: module 03's cross-entropy and AdamW as written in the course "
                  "[this build: fast where modules 03 and 03b are the reference's, else lesson]")
-      ->check(CLI::IsMember({"fast", "lesson"}))
-      ->capture_default_str();
+      .one_of({"fast", "lesson"});
   return g2c::run_cli(app, argc, argv, [&] {
     Config config = configure(data, tokenizer, bpe_vocab, overrides);
     config.fused = path == "fast";

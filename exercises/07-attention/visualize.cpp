@@ -53,7 +53,7 @@ std::vector<std::string> token_labels(const g2c::exercises::Corpus& corpus,
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 07, exercise 2: attention heatmaps before and after training, and an offline HTML "
       "explorer"};
   g2c::exercises::CommonOptions options;
@@ -61,13 +61,10 @@ int main(int argc, char** argv) {
   options.steps = 600;
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--batch", config.batch_size, "Batch size")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  app.add_option("--batch", config.batch_size, "Batch size").positive();
   app.add_option("--tokenizer", config.tokenizer,
                  "Token level: bpe (G2CTokenizer, else ShakespeareTokenizer) or char")
-      ->check(CLI::IsMember({"bpe", "char"}))
-      ->capture_default_str();
+      .one_of({"bpe", "char"});
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const auto corpus = g2c::exercises::tinyshakespeare_corpus(

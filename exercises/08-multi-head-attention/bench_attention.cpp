@@ -43,7 +43,7 @@ torch::Tensor fused_layer(g2c::nn::Linear& q_proj, g2c::nn::Linear& k_proj, g2c:
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Forward + backward time of SelfAttention and MultiHeadAttention against the fused kernel"};
   g2c::exercises::CommonOptions options;
   options.out = "results/08-multi-head-attention";
@@ -51,10 +51,8 @@ int main(int argc, char** argv) {
   std::int64_t dim = 128, heads = 4, batch = 8;
   int repeats = 5;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--lengths", lengths, "Sequence lengths T")->capture_default_str();
-  app.add_option("--repeats", repeats, "Timed runs (median kept)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  app.add_option("--lengths", lengths, "Sequence lengths T");
+  app.add_option("--repeats", repeats, "Timed runs (median kept)").positive();
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     g2c::attention::SelfAttention single(dim);

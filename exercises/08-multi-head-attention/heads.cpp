@@ -37,21 +37,19 @@ double mean_row_entropy(const torch::Tensor& weights) {  // (T, T)
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 08: one head or several? The TinyShakespeare probe with H = 1, 4 and 8"};
+  g2c::CommandLine app{
+      "Module 08: one head or several? The TinyShakespeare probe with H = 1, 4 and 8"};
   g2c::exercises::CommonOptions options;
   options.out = "results/08-multi-head-attention";
   options.steps = 800;
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--heads", config.heads, "Head counts to compare (each must divide D)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--dim", config.embedding_dim, "Embedding dimension D")->capture_default_str();
-  app.add_option("--context", config.context_length, "Context length T")
-      ->check(CLI::Range(2, 4096))
-      ->capture_default_str();
+  app.add_option("--heads", config.heads, "Head counts to compare (each must divide D)").positive();
+  app.add_option("--dim", config.embedding_dim, "Embedding dimension D");
+  app.add_option("--context", config.context_length, "Context length T").range(2, 4096);
   app.add_option("--log-every", config.log_every, "Record the loss every N steps")
-      ->check(CLI::PositiveNumber);
+      .positive()
+      .no_default();
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     // Characters: every heatmap row is one readable symbol.

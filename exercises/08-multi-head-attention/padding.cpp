@@ -67,24 +67,17 @@ nlohmann::json or_null(const std::optional<double>& value) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 08: padding. Sentences of different lengths in one batch, attention with and "
       "without the padding mask"};
   g2c::exercises::CommonOptions options;
   options.out = "results/08-multi-head-attention";
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--sentences", config.sentences, "The batch, one sentence per argument")
-      ->capture_default_str();
-  app.add_option("--dim", config.embedding_dim, "Embedding dimension D")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--heads", config.num_heads, "Heads H (must divide D)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--head", config.head, "The head drawn in the heatmaps")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+  app.add_option("--sentences", config.sentences, "The batch, one sentence per argument");
+  app.add_option("--dim", config.embedding_dim, "Embedding dimension D").positive();
+  app.add_option("--heads", config.num_heads, "Heads H (must divide D)").positive();
+  app.add_option("--head", config.head, "The head drawn in the heatmaps").non_negative();
   return g2c::run_cli(app, argc, argv, [&] {
     if (config.head >= config.num_heads) {
       throw g2c::ValueError(fmt::format("--head {} does not exist with --heads {} (0 to {})",

@@ -26,7 +26,8 @@ struct Config {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 09, exercise 7: attention maps per layer and head of a trained model"};
+  g2c::CommandLine app{
+      "Module 09, exercise 7: attention maps per layer and head of a trained model"};
   g2c::exercises::CommonOptions options;
   options.out = "results/09-transformer";
   options.steps = 300;
@@ -36,12 +37,8 @@ int main(int argc, char** argv) {
   train.lr = 3e-3;
   g2c::exercises::add_common_options(app, options);
   g2c::exercises::toy::add_train_options(app, train);
-  app.add_option("--layers", config.num_layers, "Blocks L")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--heads", config.num_heads, "Heads per block (must divide D = 32)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  app.add_option("--layers", config.num_layers, "Blocks L").positive();
+  app.add_option("--heads", config.num_heads, "Heads per block (must divide D = 32)").positive();
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     train.steps = options.steps;

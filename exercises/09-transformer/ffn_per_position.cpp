@@ -7,14 +7,12 @@
 #include "g2c/transformer/ffn.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 09, exercise 2: change one position, see which FFN outputs move"};
+  g2c::CommandLine app{"Module 09, exercise 2: change one position, see which FFN outputs move"};
   g2c::exercises::CommonOptions options;
   options.out = "results/09-transformer";
   std::int64_t changed = 2;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--position", changed, "Which of the 4 positions to change")
-      ->check(CLI::Range(0, 3))
-      ->capture_default_str();
+  app.add_option("--position", changed, "Which of the 4 positions to change").range(0, 3);
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const auto on = torch::TensorOptions().device(device);

@@ -8,7 +8,8 @@
 #include "g2c/transformer/layer_norm.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 09, exercise 1: LayerNorm(8) on randn(2, 3, 8)·3 + 7, position by position"};
+  g2c::CommandLine app{
+      "Module 09, exercise 1: LayerNorm(8) on randn(2, 3, 8)·3 + 7, position by position"};
   g2c::exercises::CommonOptions options;
   options.out = "results/09-transformer";
   g2c::exercises::add_common_options(app, options);

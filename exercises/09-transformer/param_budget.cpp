@@ -23,14 +23,13 @@ struct Shape {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 09, exercise 6: the output shape and where the parameters are"};
+  g2c::CommandLine app{"Module 09, exercise 6: the output shape and where the parameters are"};
   g2c::exercises::CommonOptions options;
   options.out = "results/09-transformer";
   std::int64_t num_heads = 4;
   g2c::exercises::add_common_options(app, options);
   app.add_option("--heads", num_heads, "Heads per block (the count does not depend on it)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+      .positive();
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     g2c::transformer::TransformerLM small(

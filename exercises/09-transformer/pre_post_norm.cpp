@@ -26,7 +26,7 @@ struct Config {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 09, exercise 4: pre-norm vs post-norm on the toy stream"};
+  g2c::CommandLine app{"Module 09, exercise 4: pre-norm vs post-norm on the toy stream"};
   g2c::exercises::CommonOptions options;
   options.out = "results/09-transformer";
   options.steps = 300;
@@ -34,10 +34,8 @@ int main(int argc, char** argv) {
   g2c::exercises::toy::TrainSettings train;
   g2c::exercises::add_common_options(app, options);
   g2c::exercises::toy::add_train_options(app, train);
-  app.add_option("--layers", config.num_layers, "Blocks L")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--dim", config.embedding_dim, "Embedding dimension D")->capture_default_str();
+  app.add_option("--layers", config.num_layers, "Blocks L").positive();
+  app.add_option("--dim", config.embedding_dim, "Embedding dimension D");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     train.steps = options.steps;

@@ -8,7 +8,8 @@
 #include "g2c/transformer/block.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 09, exercise 3: a block whose sublayers output zero is the identity"};
+  g2c::CommandLine app{
+      "Module 09, exercise 3: a block whose sublayers output zero is the identity"};
   g2c::exercises::CommonOptions options;
   options.out = "results/09-transformer";
   g2c::exercises::add_common_options(app, options);

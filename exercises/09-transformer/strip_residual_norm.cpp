@@ -32,17 +32,17 @@ struct Config {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Module 09, exercise 5: strip the residuals or the LayerNorms, at depth 1 to 8"};
+  g2c::CommandLine app{
+      "Module 09, exercise 5: strip the residuals or the LayerNorms, at depth 1 to 8"};
   g2c::exercises::CommonOptions options;
   options.out = "results/09-transformer";
   options.steps = 200;
   Config config;
   g2c::exercises::toy::TrainSettings train;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--depths", config.depths, "Numbers of blocks L")->capture_default_str();
+  app.add_option("--depths", config.depths, "Numbers of blocks L");
   app.add_option("--wirings", config.wirings,
-                 "Block wirings: pre_norm, post_norm, no_residual, no_norm")
-      ->capture_default_str();
+                 "Block wirings: pre_norm, post_norm, no_residual, no_norm");
   g2c::exercises::toy::add_train_options(app, train);
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);

@@ -4,17 +4,12 @@
 
 namespace g2c::exercises::toy {
 
-void add_train_options(CLI::App& app, TrainSettings& settings) {
+void add_train_options(g2c::CommandLine& app, TrainSettings& settings) {
   app.add_option("--optimizer", settings.optimizer, "sgd (the lesson) or adamw")
-      ->check(CLI::IsMember({"sgd", "adamw"}))
-      ->capture_default_str();
-  app.add_option("--lr", settings.lr, "Learning rate")->capture_default_str();
-  app.add_option("--weight-decay", settings.weight_decay, "Decoupled weight decay")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  app.add_option("--log-every", settings.log_every, "Record the loss every N steps")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+      .one_of({"sgd", "adamw"});
+  app.add_option("--lr", settings.lr, "Learning rate");
+  app.add_option("--weight-decay", settings.weight_decay, "Decoupled weight decay").non_negative();
+  app.add_option("--log-every", settings.log_every, "Record the loss every N steps").positive();
 }
 
 g2c::exercises::TrainResult train_on_stream(g2c::nn::Module& model, const torch::Tensor& stream,

@@ -15,10 +15,10 @@
 #include <string>
 
 #include <torch/torch.h>
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "exercises/common/training.h"
+#include "g2c/core/cli.h"
 #include "g2c/nn/module.h"
 
 namespace g2c::exercises::toy {
@@ -37,7 +37,7 @@ struct TrainSettings {
 
 /// Adds --optimizer, --lr, --weight-decay and --log-every to `app`, their defaults taken from
 /// `settings`. Steps and the batch seed come from the common --steps and --seed.
-void add_train_options(CLI::App& app, TrainSettings& settings);
+void add_train_options(g2c::CommandLine& app, TrainSettings& settings);
 
 /// Trains `model` (ids (B, T) -> logits (B, T, V), on the device it lives on) on next-token
 /// cross-entropy over all T positions of windows of `stream` (N), drawn uniformly from a generator

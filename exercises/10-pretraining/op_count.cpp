@@ -154,7 +154,7 @@ nlohmann::json count_generation(const Config& config, bool fused) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 10: ATen operators dispatched per training step and per generated token, for the\n"
       "lesson's code and the --fused fast path (ShakespeareLM-1M's shape). Writes op_count.json."};
   g2c::exercises::CommonOptions options;

@@ -97,7 +97,7 @@ nlohmann::json training_json(const TrainerOptions& o, const Preset& p) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 10: pretrain ShakespeareLM-1M (TransformerLM D 128, L 4, H 4, context 128) on\n"
       "TinyShakespeare with the Trainer: AdamW, warmup + cosine, clipping, evaluation, rolling\n"
       "checkpoints (--resume continues them). Writes pretrain.json, figures and the model "
@@ -109,12 +109,12 @@ int main(int argc, char** argv) {
   app.add_option("--steps", options.steps,
                  "Training steps, the run's total (default: the preset's: smoke 6, cpu 1000, "
                  "course 10000)")
-      ->check(CLI::PositiveNumber);
+      .positive()
+      .no_default();
   app.add_option(
          "--preset", config.preset,
          "smoke (seconds), cpu (1,000 steps, about 4 min on 2 cores) or course (10,000 steps, GPU)")
-      ->check(CLI::IsMember({"smoke", "cpu", "course"}))
-      ->capture_default_str();
+      .one_of({"smoke", "cpu", "course"});
   app.add_flag("--resume", config.resume,
                "Continue from the rolling checkpoint in --out (to --steps, the new total)");
   g2c::exercises::add_artifact_options(
@@ -124,8 +124,7 @@ int main(int argc, char** argv) {
        .no_save = ""});  // the artifact is what pretraining makes: always saved
   app.add_option("--vocab", config.vocab,
                  "ShakespeareTokenizer vocabulary: 0 = bytes and specials (264), up to 4096")
-      ->check(CLI::Range(0, 4096))
-      ->capture_default_str();
+      .range(0, 4096);
   app.add_flag("--fused", config.fused,
                "Fast path: the same model and AdamW through LibTorch's fused kernels instead of "
                "your own code (g2c/transformer/fused.h, g2c/nn/fused_adamw.h)");

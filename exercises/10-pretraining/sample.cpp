@@ -29,7 +29,7 @@ struct Sample {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 10: samples from the ShakespeareLM-1M artifact that 10_pretrain saved (raw at T "
       "0.8,\nreadable at T 0.5 with top-k 20, and greedy). Writes samples.json."};
   g2c::exercises::CommonOptions options;
@@ -39,12 +39,9 @@ int main(int argc, char** argv) {
   std::string prompt_text = "KING:";
   std::int64_t tokens = 300;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--model", model_name, "Model artifact: name, alias or folder")
-      ->capture_default_str();
-  app.add_option("--prompt", prompt_text, "Text the samples continue")->capture_default_str();
-  app.add_option("--tokens", tokens, "New tokens per sample")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  app.add_option("--model", model_name, "Model artifact: name, alias or folder");
+  app.add_option("--prompt", prompt_text, "Text the samples continue");
+  app.add_option("--tokens", tokens, "New tokens per sample").positive();
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     auto text_model = g2c::sampling::load_text_model(model_name, device);

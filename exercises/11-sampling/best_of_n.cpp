@@ -72,7 +72,7 @@ nlohmann::json candidate_json(const g2c::tokenizer::TextTokenizer& tokenizer,
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 11: best-of-n against a single sample. Draws n continuations of a prompt with\n"
       "best_of_n, scores them with sequence_log_prob, ranks them by the raw sum and by the mean\n"
       "per new token; trains a small TransformerLM first unless --model names an artifact.\n"
@@ -84,32 +84,21 @@ int main(int argc, char** argv) {
   g2c::exercises::add_common_options(app, options);
   app.add_option("--model", config.model,
                  "Model artifact to load (name, alias or folder), e.g. ShakespeareLM-1M; "
-                 "default: train one here");
+                 "default: train one here")
+      .no_default();
   app.add_option("--vocab", config.vocab, "ShakespeareTokenizer vocabulary size (training)")
-      ->check(CLI::Range(257, 4096))
-      ->capture_default_str();
-  app.add_option("--dim", config.embedding_dim, "Embedding dimension D (training)")
-      ->capture_default_str();
-  app.add_option("--layers", config.num_layers, "Transformer blocks L (training)")
-      ->capture_default_str();
-  app.add_option("--heads", config.num_heads, "Attention heads H (training)")
-      ->capture_default_str();
+      .range(257, 4096);
+  app.add_option("--dim", config.embedding_dim, "Embedding dimension D (training)");
+  app.add_option("--layers", config.num_layers, "Transformer blocks L (training)");
+  app.add_option("--heads", config.num_heads, "Attention heads H (training)");
   app.add_option("--context", config.context_length, "Context length = max_seq_len (training)")
-      ->check(CLI::Range(2, 1024))
-      ->capture_default_str();
-  app.add_option("--prompt", config.prompt, "Text every candidate continues")
-      ->capture_default_str();
-  app.add_option("--eos", config.eos, "Text of one token that ends a candidate (empty: none)")
-      ->capture_default_str();
-  app.add_option("-n,--candidates", config.n, "Candidates drawn")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+      .range(2, 1024);
+  app.add_option("--prompt", config.prompt, "Text every candidate continues");
+  app.add_option("--eos", config.eos, "Text of one token that ends a candidate (empty: none)");
+  app.add_option("-n,--candidates", config.n, "Candidates drawn").positive();
   app.add_option("--new-tokens", config.new_tokens, "At most this many new tokens per candidate")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--temperature", config.temperature, "Sampling temperature (> 0)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+      .positive();
+  app.add_option("--temperature", config.temperature, "Sampling temperature (> 0)").positive();
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     g2c::transformer::TransformerLM model{nullptr};

@@ -77,7 +77,7 @@ torch::Tensor warped_probabilities(const torch::Tensor& logits, const Setting& s
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 11: how temperature, top-k and top-p reshape a trained model's next-token\n"
       "distribution, and what the samples look like. Trains a small TransformerLM on\n"
       "TinyShakespeare first (ShakespeareTokenizer ids); writes decoding.json and figures."};
@@ -86,25 +86,16 @@ int main(int argc, char** argv) {
   options.steps = 600;
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--vocab", config.vocab, "ShakespeareTokenizer vocabulary size")
-      ->check(CLI::Range(257, 4096))
-      ->capture_default_str();
-  app.add_option("--dim", config.embedding_dim, "Embedding dimension D")->capture_default_str();
-  app.add_option("--layers", config.num_layers, "Transformer blocks L")->capture_default_str();
-  app.add_option("--heads", config.num_heads, "Attention heads H (must divide D)")
-      ->capture_default_str();
-  app.add_option("--context", config.context_length, "Context length = max_seq_len")
-      ->check(CLI::Range(2, 1024))
-      ->capture_default_str();
-  app.add_option("--probe", config.probe, "Text whose next-token distribution is inspected")
-      ->capture_default_str();
-  app.add_option("--prompt", config.prompt, "Text the samples continue")->capture_default_str();
+  app.add_option("--vocab", config.vocab, "ShakespeareTokenizer vocabulary size").range(257, 4096);
+  app.add_option("--dim", config.embedding_dim, "Embedding dimension D");
+  app.add_option("--layers", config.num_layers, "Transformer blocks L");
+  app.add_option("--heads", config.num_heads, "Attention heads H (must divide D)");
+  app.add_option("--context", config.context_length, "Context length = max_seq_len").range(2, 1024);
+  app.add_option("--probe", config.probe, "Text whose next-token distribution is inspected");
+  app.add_option("--prompt", config.prompt, "Text the samples continue");
   app.add_option("--sample-tokens", config.sample_tokens, "Tokens generated per sample")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  app.add_option("--ranks", config.ranks, "Sorted probabilities kept per setting")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+      .non_negative();
+  app.add_option("--ranks", config.ranks, "Sorted probabilities kept per setting").positive();
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const std::string text = g2c::exercises::load_tinyshakespeare();

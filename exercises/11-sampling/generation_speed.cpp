@@ -33,28 +33,21 @@ struct Config {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 11: generation speed with and without the KV cache, on a TransformerLM shaped\n"
       "like ShakespeareLM-1M (random weights). Writes generation_speed.json and a figure."};
   g2c::exercises::CommonOptions options;
   options.out = "results/11-sampling";
   Config config;
   g2c::exercises::add_common_options(app, options);
-  app.add_option("--tokens", config.new_tokens, "Numbers of new tokens to time")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--prompt-tokens", config.prompt_tokens, "Prompt length (random ids)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+  app.add_option("--tokens", config.new_tokens, "Numbers of new tokens to time").positive();
+  app.add_option("--prompt-tokens", config.prompt_tokens, "Prompt length (random ids)").positive();
   app.add_option("--repeats", config.repeats, "Timed runs per method and length (median kept)")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--vocab", config.vocab, "Vocabulary size V")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--dim", config.embedding_dim, "Embedding dimension D")->capture_default_str();
-  app.add_option("--layers", config.num_layers, "Transformer blocks L")->capture_default_str();
-  app.add_option("--heads", config.num_heads, "Attention heads H")->capture_default_str();
+      .positive();
+  app.add_option("--vocab", config.vocab, "Vocabulary size V").positive();
+  app.add_option("--dim", config.embedding_dim, "Embedding dimension D");
+  app.add_option("--layers", config.num_layers, "Transformer blocks L");
+  app.add_option("--heads", config.num_heads, "Attention heads H");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const auto longest = *std::max_element(config.new_tokens.begin(), config.new_tokens.end());

@@ -250,7 +250,7 @@ nlohmann::json train_rung(const Ladder& ladder, const Rung& rung) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 12: the scaling ladder. ShakespeareLM at several sizes trained on the same tokens\n"
       "with module 10's Trainer; validation loss against parameters, compute and tokens, with\n"
       "fitted power laws. Writes scaling.json, figures and one model artifact per size."};
@@ -261,15 +261,15 @@ int main(int argc, char** argv) {
   app.add_option(
          "--steps", options.steps,
          "Training steps of every rung (default: the preset's: smoke 12, cpu 500, gpu 5000)")
-      ->check(CLI::PositiveNumber);
+      .positive()
+      .no_default();
   app.add_option("--preset", config.preset,
                  "smoke (seconds), cpu (four sizes up to 3M, under 10 min on 2 cores) or gpu "
                  "(five sizes up to 10M, the lesson's 5,000 steps of 32 x 128)")
-      ->check(CLI::IsMember({"smoke", "cpu", "gpu"}))
-      ->capture_default_str();
-  app.add_option(
-      "--max-lr", config.max_lr,
-      "Peak learning rate of every rung (default: the preset's; min lr keeps its ratio)");
+      .one_of({"smoke", "cpu", "gpu"});
+  app.add_option("--max-lr", config.max_lr,
+                 "Peak learning rate of every rung (default: the preset's; min lr keeps its ratio)")
+      .no_default();
   g2c::exercises::add_artifact_options(
       app, config.artifact,
       {.name = "",  // the ladder names its rungs

@@ -37,7 +37,7 @@ struct Config {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 13: supervised fine-tuning. Scores a pretrained model on held-out speaker\n"
       "attribution and line completion (tasks made from TinyShakespeare), fine-tunes it with your\n"
       "SFTTrainer, scores it again, and compares the loss mask and the amount of data. Saves the\n"
@@ -54,11 +54,10 @@ int main(int argc, char** argv) {
                                         .dir = "Folder of the saved artifact (default: "
                                                "artifacts/models/<name>)",
                                         .no_save = "Do not save the fine-tuned model"});
-  app.add_option("--lr", config.lr, "Peak learning rate")->capture_default_str();
+  app.add_option("--lr", config.lr, "Peak learning rate");
   app.add_option("--sweep", config.sweep,
                  "Training-set sizes of the data-size sweep (the full set is the main run); "
-                 "--sweep 0 skips the sweep (a size not below the set's is skipped too)")
-      ->capture_default_str();
+                 "--sweep 0 skips the sweep (a size not below the set's is skipped too)");
   app.add_flag("!--no-ablation", config.ablation, "Skip the loss-mask ablation");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);

@@ -19,24 +19,17 @@
 
 namespace g2c::exercises {
 
-void add_sft_run_options(CLI::App& app, SFTRunOptions& run, bool chat_pairs) {
-  app.add_option("--base", run.base, "Base model artifact (name, alias or folder)")
-      ->capture_default_str();
-  app.add_option("--batch", run.batch_size, "Examples per step")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--warmup", run.warmup, "Warmup steps")->capture_default_str();
-  app.add_option("--eval-items", run.eval_items, "Held-out items scored per task")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+void add_sft_run_options(g2c::CommandLine& app, SFTRunOptions& run, bool chat_pairs) {
+  app.add_option("--base", run.base, "Base model artifact (name, alias or folder)");
+  app.add_option("--batch", run.batch_size, "Examples per step").positive();
+  app.add_option("--warmup", run.warmup, "Warmup steps");
+  app.add_option("--eval-items", run.eval_items, "Held-out items scored per task").positive();
   app.add_option("--max-new-tokens", run.max_new_tokens, "Reply length limit when scoring")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+      .positive();
   if (chat_pairs) {
     app.add_option("--chat-repeat", run.chat_repeat,
                    "Times each hand-written chat pair appears in the training examples")
-        ->check(CLI::PositiveNumber)
-        ->capture_default_str();
+        .positive();
   }
   app.add_flag("--fused", run.fused,
                "Fast path: the model and AdamW through LibTorch's fused kernels (the same model)");

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "exercises/common/cli.h"
@@ -38,7 +37,7 @@ struct SFTRunOptions {
 /// Adds --base, --batch, --warmup, --eval-items, --max-new-tokens and --fused; --chat-repeat too
 /// when the program fine-tunes on the chat pairs (`chat_pairs`; 14_dpo trains on preference pairs
 /// and has none).
-void add_sft_run_options(CLI::App& app, SFTRunOptions& run, bool chat_pairs = true);
+void add_sft_run_options(g2c::CommandLine& app, SFTRunOptions& run, bool chat_pairs = true);
 
 /// The trainer options of one run at peak learning rate `lr`: AdamW, warmup then cosine down to
 /// lr / 10, weight decay 0.01, clipping at 1.0, batches drawn by a generator seeded with the run's

@@ -47,7 +47,7 @@ double max_difference(const torch::Tensor& a, const torch::Tensor& b) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 13b: LoRA against full fine-tuning. The same SFT run twice from one base model:\n"
       "every weight trained, then only low-rank adapters on the attention projections; compares\n"
       "parameters trained, saved size, time per step and held-out accuracy, then merges the\n"
@@ -60,17 +60,11 @@ int main(int argc, char** argv) {
   run.eval_items = 100;
   g2c::exercises::add_common_options(app, options);
   g2c::exercises::add_sft_run_options(app, run);
-  app.add_option("--lr-full", config.lr_full, "Peak learning rate of full fine-tuning")
-      ->capture_default_str();
-  app.add_option("--lr-lora", config.lr_lora, "Peak learning rate of the adapters")
-      ->capture_default_str();
-  app.add_option("--rank", config.rank, "LoRA rank r")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--alpha", config.alpha, "LoRA alpha (scaling = alpha / r)")
-      ->capture_default_str();
-  app.add_option("--targets", config.targets, "Linear layers to adapt, by name")
-      ->capture_default_str();
+  app.add_option("--lr-full", config.lr_full, "Peak learning rate of full fine-tuning");
+  app.add_option("--lr-lora", config.lr_lora, "Peak learning rate of the adapters");
+  app.add_option("--rank", config.rank, "LoRA rank r").positive();
+  app.add_option("--alpha", config.alpha, "LoRA alpha (scaling = alpha / r)");
+  app.add_option("--targets", config.targets, "Linear layers to adapt, by name");
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     auto text_model = g2c::sampling::load_text_model(run.base, device);

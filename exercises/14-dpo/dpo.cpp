@@ -75,7 +75,7 @@ Proportion preference_accuracy(g2c::transformer::TransformerLM& model,
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 14: direct preference optimisation. Trains the fine-tuned model (module 13's\n"
       "<base>-SFT) on pairs of preferred and rejected replies with your DPOTrainer, against a\n"
       "frozen copy of itself; reports reward margins and preference accuracy (training and\n"
@@ -96,17 +96,13 @@ int main(int argc, char** argv) {
        .dir = "Folder of the saved artifact (default: "
               "artifacts/models/<name>)",
        .no_save = "Do not save the tuned model"});
-  app.add_option("--lr", config.lr, "Peak learning rate")->capture_default_str();
-  app.add_option("--beta", config.beta, "DPO's beta for the saved run")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--sweep", config.sweep, "Other betas to compare, each a run of its own")
-      ->capture_default_str();
+  app.add_option("--lr", config.lr, "Peak learning rate");
+  app.add_option("--beta", config.beta, "DPO's beta for the saved run").positive();
+  app.add_option("--sweep", config.sweep, "Other betas to compare, each a run of its own");
   bool no_sweep = false;
   app.add_flag("--no-sweep", no_sweep, "Train only the --beta run");
   app.add_option("--eval-every", config.eval_every, "Steps between held-out evaluations")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+      .positive();
   return g2c::run_cli(app, argc, argv, [&] {
     if (no_sweep) config.sweep.clear();
     for (const double beta : config.sweep) {

@@ -49,7 +49,7 @@ void attach_items(g2c::eval::EvalReport& report, const std::vector<nlohmann::jso
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "Module 15: evaluation. Scores the base model, its -SFT and its -DPO on held-out speaker\n"
       "attribution (four-way multiple choice: raw and length-normalised log-probabilities,\n"
       "calibration) and on speaker and completion replies (generation), with intervals and the\n"
@@ -61,21 +61,17 @@ int main(int argc, char** argv) {
   g2c::exercises::add_common_options(app, options);
   app.add_option("--base", config.base,
                  "Base model: evaluates it and every model tuned from it (its -SFT, their -DPO), "
-                 "as the manifests' base_artifact records them")
-      ->capture_default_str();
-  app.add_option("--model", config.models, "Another model to evaluate (repeatable)");
+                 "as the manifests' base_artifact records them");
+  app.add_option("--model", config.models, "Another model to evaluate (repeatable)").no_default();
   app.add_flag("--only", config.only, "Evaluate only the --model models");
-  app.add_option("--name", config.name, "Name of the eval artifact (default: <base>-tasks)");
+  app.add_option("--name", config.name, "Name of the eval artifact (default: <base>-tasks)")
+      .no_default();
   app.add_option("--mc-items", config.mc_items, "Held-out speaker items as multiple choice")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+      .positive();
   app.add_option("--generation-items", config.generation_items,
                  "Held-out items per task answered by generation")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--max-new-tokens", config.max_new_tokens, "Reply length limit")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
+      .positive();
+  app.add_option("--max-new-tokens", config.max_new_tokens, "Reply length limit").positive();
   return g2c::run_cli(app, argc, argv, [&] {
     const auto device = g2c::exercises::prepare(options);
     const auto start = std::chrono::steady_clock::now();

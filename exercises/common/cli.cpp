@@ -16,24 +16,19 @@
 
 namespace g2c::exercises {
 
-void add_common_options(CLI::App& app, CommonOptions& options) {
-  app.add_option("--device", options.device, "Where to run: auto, cpu, cuda, cuda:N or mps")
-      ->capture_default_str();
-  app.add_option("--seed", options.seed, "Random seed")->capture_default_str();
-  app.add_option("--out", options.out, "Folder for the JSON results and figures")
-      ->capture_default_str();
+void add_common_options(g2c::CommandLine& app, CommonOptions& options) {
+  app.add_option("--device", options.device, "Where to run: auto, cpu, cuda, cuda:N or mps");
+  app.add_option("--seed", options.seed, "Random seed");
+  app.add_option("--out", options.out, "Folder for the JSON results and figures");
   if (options.steps > 0) {
-    app.add_option("--steps", options.steps, "Training steps")
-        ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+    app.add_option("--steps", options.steps, "Training steps").positive();
   }
   app.add_option("--threads", options.threads,
                  options.threads_per_run
                      ? "Intra-op threads per run (0: half of this machine's, at least 1)"
                      : "CPU threads for LibTorch (0: its default, one per core; 1 avoids idle "
                        "spinning on a machine shared with other jobs)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+      .non_negative();
   app.add_flag("--quiet", options.quiet, "No progress display");
   app.add_flag("!--no-plot", options.plot, "Do not render PNG figures");
 }
@@ -44,12 +39,13 @@ std::optional<std::filesystem::path> ArtifactOptions::folder_for(const std::stri
   return several ? *dir / artifact_name : *dir;
 }
 
-void add_artifact_options(CLI::App& app, ArtifactOptions& artifact, const ArtifactFlags& flags) {
+void add_artifact_options(g2c::CommandLine& app, ArtifactOptions& artifact,
+                          const ArtifactFlags& flags) {
   if (!flags.name.empty()) {
-    auto* name = app.add_option("--name", artifact.name, flags.name);
-    if (!artifact.name.empty()) name->capture_default_str();
+    g2c::OptionRef name = app.add_option("--name", artifact.name, flags.name);
+    if (artifact.name.empty()) name.no_default();
   }
-  if (!flags.dir.empty()) app.add_option("--artifact-dir", artifact.dir, flags.dir);
+  if (!flags.dir.empty()) app.add_option("--artifact-dir", artifact.dir, flags.dir).no_default();
   if (!flags.no_save.empty()) app.add_flag("!--no-save", artifact.save, flags.no_save);
 }
 

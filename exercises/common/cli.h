@@ -9,7 +9,6 @@
 #include <string>
 
 #include <torch/torch.h>
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "g2c/core/cli.h"
@@ -31,7 +30,7 @@ struct CommonOptions {
 
 /// Adds --device, --seed, --out, --threads, --quiet and --no-plot to `app`; also --steps when
 /// `options.steps > 0` (its value is the default). `options.out` holds the default folder.
-void add_common_options(CLI::App& app, CommonOptions& options);
+void add_common_options(g2c::CommandLine& app, CommonOptions& options);
 
 /// Where a program that trains a model saves it: --name, --artifact-dir, --no-save.
 struct ArtifactOptions {
@@ -54,7 +53,8 @@ struct ArtifactFlags {
 };
 
 /// Adds --name, --artifact-dir and --no-save (those `flags` describe) to `app`.
-void add_artifact_options(CLI::App& app, ArtifactOptions& artifact, const ArtifactFlags& flags);
+void add_artifact_options(g2c::CommandLine& app, ArtifactOptions& artifact,
+                          const ArtifactFlags& flags);
 
 /// Sets LibTorch's threads (--threads, unless threads_per_run), seeds LibTorch, flushes denormal
 /// floats to zero, and resolves the device, printing the one chosen.

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <iostream>
 
+#include <CLI/CLI.hpp>
+
 #include "g2c/core/errors.h"
 
 namespace g2c {
@@ -14,6 +16,13 @@ ErrorDescriber& describer() {
   return current;
 }
 
+// CLI11's add_option, instantiated here once for every value type CommandLine takes.
+template <typename T>
+CLI::Option* declare_option(CLI::App& app, const std::string& name, T& value,
+                            const std::string& help) {
+  return app.add_option(name, value, help)->capture_default_str();
+}
+
 int fail(const std::string& message, int status) {
   std::cout.flush();
   std::fflush(stdout);
@@ -23,11 +32,185 @@ int fail(const std::string& message, int status) {
 
 }  // namespace
 
+OptionRef& OptionRef::positive() {
+  option_->check(CLI::PositiveNumber);
+  return *this;
+}
+
+OptionRef& OptionRef::non_negative() {
+  option_->check(CLI::NonNegativeNumber);
+  return *this;
+}
+
+OptionRef& OptionRef::integer_range(std::int64_t low, std::int64_t high) {
+  option_->check(CLI::Range(low, high));
+  return *this;
+}
+
+OptionRef& OptionRef::real_range(double low, double high) {
+  option_->check(CLI::Range(low, high));
+  return *this;
+}
+
+OptionRef& OptionRef::one_of(std::vector<std::string> choices) {
+  option_->check(CLI::IsMember(std::move(choices)));
+  return *this;
+}
+
+OptionRef& OptionRef::existing_file() {
+  option_->check(CLI::ExistingFile);
+  return *this;
+}
+
+OptionRef& OptionRef::existing_path() {
+  option_->check(CLI::ExistingPath);
+  return *this;
+}
+
+OptionRef& OptionRef::required() {
+  option_->required();
+  return *this;
+}
+
+OptionRef& OptionRef::expected(int count) {
+  option_->expected(count);
+  return *this;
+}
+
+OptionRef& OptionRef::no_default() {
+  option_->default_str("");
+  return *this;
+}
+
+CommandLine::CommandLine(const std::string& description, const std::string& name)
+    : owned_(std::make_unique<CLI::App>(description, name)), app_(owned_.get()) {}
+
+CommandLine::CommandLine(CLI::App* subcommand) : app_(subcommand) {}
+
+CommandLine::~CommandLine() = default;
+
+OptionRef CommandLine::add_option(const std::string& name, int& value, const std::string& help) {
+  return OptionRef(declare_option(*app_, name, value, help));
+}
+
+OptionRef CommandLine::add_option(const std::string& name, std::int64_t& value,
+                                  const std::string& help) {
+  return OptionRef(declare_option(*app_, name, value, help));
+}
+
+OptionRef CommandLine::add_option(const std::string& name, std::uint64_t& value,
+                                  const std::string& help) {
+  return OptionRef(declare_option(*app_, name, value, help));
+}
+
+OptionRef CommandLine::add_option(const std::string& name, double& value, const std::string& help) {
+  return OptionRef(declare_option(*app_, name, value, help));
+}
+
+OptionRef CommandLine::add_option(const std::string& name, float& value, const std::string& help) {
+  return OptionRef(declare_option(*app_, name, value, help));
+}
+
+OptionRef CommandLine::add_option(const std::string& name, std::string& value,
+                                  const std::string& help) {
+  return OptionRef(declare_option(*app_, name, value, help));
+}
+
+OptionRef CommandLine::add_option(const std::string& name, std::filesystem::path& value,
+                                  const std::string& help) {
+  return OptionRef(declare_option(*app_, name, value, help));
+}
+
+OptionRef CommandLine::add_option(const std::string& name,
+                                  std::optional<std::filesystem::path>& value,
+                                  const std::string& help) {
+  return OptionRef(declare_option(*app_, name, value, help));
+}
+
+OptionRef CommandLine::add_option(const std::string& name, std::optional<int>& value,
+                                  const std::string& help) {
+  return OptionRef(declare_option(*app_, name, value, help));
+}
+
+OptionRef CommandLine::add_option(const std::string& name, std::optional<double>& value,
+                                  const std::string& help) {
+  return OptionRef(declare_option(*app_, name, value, help));
+}
+
+OptionRef CommandLine::add_option(const std::string& name, std::optional<std::string>& value,
+                                  const std::string& help) {
+  return OptionRef(declare_option(*app_, name, value, help));
+}
+
+OptionRef CommandLine::add_option(const std::string& name, std::optional<std::int64_t>& value,
+                                  const std::string& help) {
+  return OptionRef(declare_option(*app_, name, value, help));
+}
+
+OptionRef CommandLine::add_option(const std::string& name, std::optional<std::uint64_t>& value,
+                                  const std::string& help) {
+  return OptionRef(declare_option(*app_, name, value, help));
+}
+
+OptionRef CommandLine::add_option(const std::string& name, std::vector<int>& value,
+                                  const std::string& help) {
+  return OptionRef(declare_option(*app_, name, value, help));
+}
+
+OptionRef CommandLine::add_option(const std::string& name, std::vector<std::uint32_t>& value,
+                                  const std::string& help) {
+  return OptionRef(declare_option(*app_, name, value, help));
+}
+
+OptionRef CommandLine::add_option(const std::string& name, std::vector<std::int64_t>& value,
+                                  const std::string& help) {
+  return OptionRef(declare_option(*app_, name, value, help));
+}
+
+OptionRef CommandLine::add_option(const std::string& name, std::vector<std::uint64_t>& value,
+                                  const std::string& help) {
+  return OptionRef(declare_option(*app_, name, value, help));
+}
+
+OptionRef CommandLine::add_option(const std::string& name, std::vector<double>& value,
+                                  const std::string& help) {
+  return OptionRef(declare_option(*app_, name, value, help));
+}
+
+OptionRef CommandLine::add_option(const std::string& name, std::vector<std::string>& value,
+                                  const std::string& help) {
+  return OptionRef(declare_option(*app_, name, value, help));
+}
+
+OptionRef CommandLine::add_flag(const std::string& name, bool& value, const std::string& help) {
+  return OptionRef(app_->add_flag(name, value, help));
+}
+
+CommandLine& CommandLine::add_subcommand(const std::string& name, const std::string& description) {
+  subcommands_.push_back(
+      std::unique_ptr<CommandLine>(new CommandLine(app_->add_subcommand(name, description))));
+  return *subcommands_.back();
+}
+
+void CommandLine::require_subcommand(int count) {
+  app_->require_subcommand(count);
+}
+
+CommandLine::operator bool() const {
+  return app_->parsed();
+}
+
+std::string CommandLine::name() const {
+  return app_->get_name();
+}
+
 void set_error_describer(ErrorDescriber function) {
   describer() = function;
 }
 
-int detail::run_cli(CLI::App& app, int argc, char** argv, const std::function<int()>& body) {
+int detail::run_cli(CommandLine& command_line, int argc, char** argv,
+                    const std::function<int()>& body) {
+  CLI::App& app = *command_line.app_;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -22,7 +22,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "g2c/core/atomic_file.h"
@@ -162,41 +161,37 @@ int run(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
+  g2c::CommandLine app{
       "g2c-generate: text from a trained model artifact (module 11), streamed as it is generated,\n"
       "with its speed with and without the KV cache. Train one first: scripts/run.sh 10_pretrain"};
   Options options;
   app.add_option("--model", options.model,
                  "Model artifact: a name under artifacts/models (or an alias such as "
-                 "ShakespeareLM), or a folder")
-      ->capture_default_str();
-  app.add_option("--prompt", options.prompt, "Text to continue")->capture_default_str();
-  app.add_option("--tokens", options.tokens, "New tokens to generate")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+                 "ShakespeareLM), or a folder");
+  app.add_option("--prompt", options.prompt, "Text to continue");
+  app.add_option("--tokens", options.tokens, "New tokens to generate").non_negative();
   app.add_option("--temperature", options.temperature, "Softmax temperature; 0 = greedy")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+      .non_negative();
   app.add_option("--top-k", options.top_k, "Keep only the k most likely tokens")
-      ->check(CLI::PositiveNumber);
+      .positive()
+      .no_default();
   app.add_option("--top-p", options.top_p, "Keep the most likely tokens holding probability p")
-      ->check(CLI::Range(0.0, 1.0));
+      .range(0.0, 1.0)
+      .no_default();
   app.add_option("--repetition-penalty", options.repetition_penalty,
                  "Penalty on tokens already in the text; 1 = none")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--seed", options.seed, "Seed of the draws")->capture_default_str();
+      .positive();
+  app.add_option("--seed", options.seed, "Seed of the draws");
   app.add_flag("--readable", options.readable,
                "Never draw special tokens, control characters or pieces of characters");
   app.add_flag("--compare,!--no-compare", options.compare,
-               "Generate again without the KV cache and report both speeds")
-      ->capture_default_str();
-  app.add_option("--device", options.device, "auto, cpu, cuda or mps")->capture_default_str();
+               "Generate again without the KV cache and report both speeds");
+  app.add_option("--device", options.device, "auto, cpu, cuda or mps");
   app.add_option("--threads", options.threads, "CPU threads (0: LibTorch's default)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
+      .non_negative();
   app.add_option("--json", options.json,
-                 "Also write the settings, the text and the speeds to this JSON file");
+                 "Also write the settings, the text and the speeds to this JSON file")
+      .no_default();
   return g2c::run_cli(app, argc, argv, [&] {
     if (options.temperature == 0.0) {
       // Greedy decoding is the argmax, with no warper and no draw (sample_next_token).

@@ -21,7 +21,6 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 
 #include "g2c/core/cli.h"
 #include "g2c/core/errors.h"
@@ -136,24 +135,22 @@ int run(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Chat with a model artifact through the course's chat template (module 13)."};
+  g2c::CommandLine app{
+      "Chat with a model artifact through the course's chat template (module 13)."};
   Options options;
-  app.add_option("--model", options.model, "Model artifact: name, alias or folder")
-      ->capture_default_str();
-  app.add_option("--once", options.once, "Reply to this one message and exit");
+  app.add_option("--model", options.model, "Model artifact: name, alias or folder");
+  app.add_option("--once", options.once, "Reply to this one message and exit").no_default();
   app.add_option("--max-new-tokens", options.max_new_tokens, "At most this many tokens per reply")
-      ->check(CLI::PositiveNumber)
-      ->capture_default_str();
-  app.add_option("--temperature", options.temperature, "0 is greedy (the default)")
-      ->check(CLI::NonNegativeNumber)
-      ->capture_default_str();
-  app.add_option("--top-k", options.top_k, "Keep the k most likely tokens")
-      ->check(CLI::PositiveNumber);
+      .positive();
+  app.add_option("--temperature", options.temperature, "0 is greedy (the default)").non_negative();
+  app.add_option("--top-k", options.top_k, "Keep the k most likely tokens").positive().no_default();
   app.add_option("--top-p", options.top_p,
                  "Keep the most likely tokens holding probability p (nucleus sampling)")
-      ->check(CLI::Range(0.0, 1.0));
-  app.add_option("--seed", options.seed, "Seed of the sampling generator")->capture_default_str();
-  app.add_option("--device", options.device, "auto, cpu, cuda or mps")->capture_default_str();
-  app.add_option("--threads", options.threads, "LibTorch's CPU threads (0: its default)");
+      .range(0.0, 1.0)
+      .no_default();
+  app.add_option("--seed", options.seed, "Seed of the sampling generator");
+  app.add_option("--device", options.device, "auto, cpu, cuda or mps");
+  app.add_option("--threads", options.threads, "LibTorch's CPU threads (0: its default)")
+      .no_default();
   return g2c::run_cli(app, argc, argv, [&] { return run(options); });
 }

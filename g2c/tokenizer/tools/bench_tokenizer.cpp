@@ -18,10 +18,10 @@
 #include <string>
 
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "g2c/core/atomic_file.h"
+#include "g2c/core/cli.h"
 #include "g2c/core/errors.h"
 #include "g2c/tokenizer/tokenizer.h"
 
@@ -217,33 +217,15 @@ int run(const Config& config) {
 
 int main(int argc, char** argv) {
   Config config;
-  CLI::App app{"Module 04 tokenizer benchmark: fast vs reference, timings and memory",
-               "bench_tokenizer"};
+  g2c::CommandLine app{"Module 04 tokenizer benchmark: fast vs reference, timings and memory",
+                       "bench_tokenizer"};
   app.add_option("--input", config.input,
-                 "Corpus (default: TinyShakespeare from $G2C_DATA_DIR or data/)");
-  app.add_option("--out", config.out, "Folder for bench_tokenizer.json")->capture_default_str();
-  app.add_option("--full-vocab", config.full_vocab, "Vocab size for the whole-corpus runs")
-      ->capture_default_str();
-  app.add_option("--sample-bytes", config.sample_bytes, "Sample size for the reference comparison")
-      ->capture_default_str();
-  app.add_option("--sample-vocab", config.sample_vocab, "Vocab size for the reference comparison")
-      ->capture_default_str();
-  app.add_option("--repeats", config.repeats, "Best of N for the fast timings")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& error) {
-    return app.exit(error);
-  }
-  try {
-    return run(config);
-  } catch (const g2c::NotImplementedError& error) {
-    std::cerr << "bench_tokenizer runs the reference trainer, which needs your functions.\n"
-              << error.what() << "\n";
-    return 3;
-  } catch (const g2c::ValueError& error) {
-    std::cerr << "error: " << error.what() << "\n";
-    return 2;
-  }
+                 "Corpus (default: TinyShakespeare from $G2C_DATA_DIR or data/)")
+      .no_default();
+  app.add_option("--out", config.out, "Folder for bench_tokenizer.json");
+  app.add_option("--full-vocab", config.full_vocab, "Vocab size for the whole-corpus runs");
+  app.add_option("--sample-bytes", config.sample_bytes, "Sample size for the reference comparison");
+  app.add_option("--sample-vocab", config.sample_vocab, "Vocab size for the reference comparison");
+  app.add_option("--repeats", config.repeats, "Best of N for the fast timings").positive();
+  return g2c::run_cli(app, argc, argv, [&] { return run(config); });
 }

@@ -17,7 +17,6 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "g2c/core/atomic_file.h"
@@ -258,69 +257,81 @@ int info(const UseOptions& options) {
   return 0;
 }
 
-void add_tokenizer_argument(CLI::App& command, UseOptions& options) {
+void add_tokenizer_argument(g2c::CommandLine& command, UseOptions& options) {
   command.add_option("tokenizer", options.tokenizer, "Artifact folder or tokenizer.json")
-      ->required()
-      ->check(CLI::ExistingPath);
+      .required()
+      .existing_path()
+      .no_default();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Train, inspect and use the course's byte-level BPE tokenizers (module 04)",
-               "g2c-tokenizer"};
+  g2c::CommandLine app{"Train, inspect and use the course's byte-level BPE tokenizers (module 04)",
+                       "g2c-tokenizer"};
   app.require_subcommand(1);
 
   TrainOptions train_options;
-  CLI::App* train_command =
+  g2c::CommandLine& train_command =
       app.add_subcommand("train", "Train a tokenizer and write an artifact folder");
-  train_command->add_option("--input", train_options.input, "Training text (UTF-8)")
-      ->required()
-      ->check(CLI::ExistingFile);
-  train_command->add_option("--vocab-size", train_options.vocab_size, "Target vocabulary size")
-      ->capture_default_str();
-  train_command->add_flag("!--no-special-tokens", train_options.special_tokens,
-                          "No special tokens (default: the course's eight at ids 256-263)");
-  train_command->add_option("--max-chars", train_options.max_chars,
-                            "Train on the first N characters only (default: all)");
-  train_command->add_option("--out", train_options.out, "Artifact folder to write")->required();
-  train_command->add_option("--name", train_options.name,
-                            "Name recorded in the manifest (default: the folder's name)");
-  train_command->add_flag("--reference", train_options.reference,
-                          "Use the slow reference trainer (your train_step) instead of train_fast");
-  train_command->add_flag("--check", train_options.check,
-                          "Only check: exit 0 if the artifact is up to date, 1 if not");
-  train_command->add_flag("--if-changed", train_options.if_changed,
-                          "Do nothing when the artifact is already up to date");
-  train_command->add_flag("--quiet", train_options.quiet, "No progress display");
+  train_command.add_option("--input", train_options.input, "Training text (UTF-8)")
+      .required()
+      .existing_file()
+      .no_default();
+  train_command.add_option("--vocab-size", train_options.vocab_size, "Target vocabulary size");
+  train_command.add_flag("!--no-special-tokens", train_options.special_tokens,
+                         "No special tokens (default: the course's eight at ids 256-263)");
+  train_command
+      .add_option("--max-chars", train_options.max_chars,
+                  "Train on the first N characters only (default: all)")
+      .no_default();
+  train_command.add_option("--out", train_options.out, "Artifact folder to write")
+      .required()
+      .no_default();
+  train_command
+      .add_option("--name", train_options.name,
+                  "Name recorded in the manifest (default: the folder's name)")
+      .no_default();
+  train_command.add_flag("--reference", train_options.reference,
+                         "Use the slow reference trainer (your train_step) instead of train_fast");
+  train_command.add_flag("--check", train_options.check,
+                         "Only check: exit 0 if the artifact is up to date, 1 if not");
+  train_command.add_flag("--if-changed", train_options.if_changed,
+                         "Do nothing when the artifact is already up to date");
+  train_command.add_flag("--quiet", train_options.quiet, "No progress display");
 
   UseOptions use_options;
-  CLI::App* encode_command = app.add_subcommand("encode", "Text -> ids");
-  add_tokenizer_argument(*encode_command, use_options);
-  encode_command->add_option("--text", use_options.text, "Text to encode");
-  encode_command->add_option("--input", use_options.input, "File to encode")
-      ->check(CLI::ExistingFile);
-  encode_command->add_option("--vocab-size", use_options.vocab_size,
-                             "Use only merges below this id (0: bytes and specials only)");
-  encode_command->add_option("--output", use_options.output,
-                             "Write ids.uint32 here instead of printing the ids");
+  g2c::CommandLine& encode_command = app.add_subcommand("encode", "Text -> ids");
+  add_tokenizer_argument(encode_command, use_options);
+  encode_command.add_option("--text", use_options.text, "Text to encode").no_default();
+  encode_command.add_option("--input", use_options.input, "File to encode")
+      .existing_file()
+      .no_default();
+  encode_command
+      .add_option("--vocab-size", use_options.vocab_size,
+                  "Use only merges below this id (0: bytes and specials only)")
+      .no_default();
+  encode_command
+      .add_option("--output", use_options.output,
+                  "Write ids.uint32 here instead of printing the ids")
+      .no_default();
 
-  CLI::App* decode_command = app.add_subcommand("decode", "Ids -> text");
-  add_tokenizer_argument(*decode_command, use_options);
-  decode_command->add_option("--ids", use_options.ids, "Ids to decode");
-  decode_command->add_option("--input", use_options.input, "An ids.uint32 file to decode")
-      ->check(CLI::ExistingFile);
+  g2c::CommandLine& decode_command = app.add_subcommand("decode", "Ids -> text");
+  add_tokenizer_argument(decode_command, use_options);
+  decode_command.add_option("--ids", use_options.ids, "Ids to decode").no_default();
+  decode_command.add_option("--input", use_options.input, "An ids.uint32 file to decode")
+      .existing_file()
+      .no_default();
 
-  CLI::App* info_command = app.add_subcommand("info", "Describe a tokenizer or artifact");
-  add_tokenizer_argument(*info_command, use_options);
-  info_command->add_option("--top", use_options.top, "How many first and last merges to list")
-      ->capture_default_str();
-  info_command->add_flag("--json", use_options.json, "Print JSON");
+  g2c::CommandLine& info_command = app.add_subcommand("info", "Describe a tokenizer or artifact");
+  add_tokenizer_argument(info_command, use_options);
+  info_command.add_option("--top", use_options.top, "How many first and last merges to list");
+  info_command.add_flag("--json", use_options.json, "Print JSON");
 
   return g2c::run_cli(app, argc, argv, [&] {
-    if (*train_command) return train(train_options);
-    if (*encode_command) return encode(use_options);
-    if (*decode_command) return decode(use_options);
+    if (train_command) return train(train_options);
+    if (encode_command) return encode(use_options);
+    if (decode_command) return decode(use_options);
     return info(use_options);
   });
 }
