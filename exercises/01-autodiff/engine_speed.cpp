@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/timing.h"
 #include "g2c/autodiff/nn.h"
 #include "g2c/autodiff/value.h"
@@ -234,24 +235,18 @@ int main(int argc, char** argv) {
                         {"scalar_ms", scalar_ms},
                         {"torch_ms", torch_ms},
                         {"slower", ratios}};
-    result["figures"] = {
-        {{"file", "engine_speed.png"},
-         {"kind", "line"},
-         {"title",
-          fmt::format("One training step of a 2-{0}-{0}-1 network, one thread", config.hidden)},
-         {"xlabel", "batch size"},
-         {"ylabel", "milliseconds per step"},
-         {"logx", true},
-         {"logy", true},
-         {"series",
-          {{{"label", "scalar engine (module 01)"},
-            {"x", "/series/batch"},
-            {"y", "/series/scalar_ms"},
-            {"marker", "o"}},
-           {{"label", "LibTorch, float64"},
-            {"x", "/series/batch"},
-            {"y", "/series/torch_ms"},
-            {"marker", "s"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::line(
+             "engine_speed.png",
+             fmt::format("One training step of a 2-{0}-{0}-1 network, one thread", config.hidden),
+             "batch size", "milliseconds per step")
+             .logx()
+             .logy()
+             .add(Series("scalar engine (module 01)", "/series/batch", "/series/scalar_ms")
+                      .marker("o"))
+             .add(Series("LibTorch, float64", "/series/batch", "/series/torch_ms").marker("s"))});
     const auto path = g2c::exercises::save_result(options, "engine_speed.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "g2c/autodiff/nn.h"
 #include "g2c/core/progress.h"
 
@@ -90,41 +91,36 @@ int main(int argc, char** argv) {
       group["y"].push_back(x[1]);
     }
     result["points"] = {{"negative", negative}, {"positive", positive}};
-    result["figures"] = {
-        {{"file", "xor_loss.png"},
-         {"kind", "line"},
-         {"title", "XOR on the scalar engine: mean squared error per step"},
-         {"xlabel", "step"},
-         {"ylabel", "MSE"},
-         {"logy", true},
-         {"series", {{{"label", fmt::format("lr {}", config.lr)}, {"y", "/losses"}}}}},
-        {{"file", "xor_boundary.png"},
-         {"kind", "heatmaps"},
-         {"title",
-          fmt::format("The network's output after {} steps (black: output 0)", options.steps)},
-         {"panels",
-          {{{"title", fmt::format("loss {:.4f}, {}/4 signs right", final_loss, correct)},
-            {"matrix", "/surface"},
-            {"cmap", "coolwarm"},
-            {"vmin", -1},
-            {"vmax", 1},
-            {"origin", "lower"},
-            {"extent", "/extent"},
-            {"aspect", "equal"},
-            {"contours", {{{"levels", {0.0}}, {"color", "black"}}}},
-            {"points",
-             {{{"x", "/points/negative/x"},
-               {"y", "/points/negative/y"},
-               {"color", "navy"},
-               {"size", 120},
-               {"edgecolor", "white"},
-               {"label", "XOR = −1"}},
-              {{"x", "/points/positive/x"},
-               {"y", "/points/positive/y"},
-               {"color", "darkred"},
-               {"size", 120},
-               {"edgecolor", "white"},
-               {"label", "XOR = +1"}}}}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Panel;
+    using g2c::exercises::Points;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::line("xor_loss.png", "XOR on the scalar engine: mean squared error per step",
+                      "step", "MSE")
+             .logy()
+             .add(Series(fmt::format("lr {}", config.lr), nullptr, "/losses")),
+         Figure::heatmaps(
+             "xor_boundary.png",
+             fmt::format("The network's output after {} steps (black: output 0)", options.steps))
+             .add(Panel("/surface")
+                      .title(fmt::format("loss {:.4f}, {}/4 signs right", final_loss, correct))
+                      .cmap("coolwarm")
+                      .range(-1, 1)
+                      .origin("lower")
+                      .extent("/extent")
+                      .aspect("equal")
+                      .contour({0.0}, "black")
+                      .add(Points("/points/negative/x", "/points/negative/y")
+                               .color("navy")
+                               .size(120)
+                               .edgecolor("white")
+                               .label("XOR = −1"))
+                      .add(Points("/points/positive/x", "/points/positive/y")
+                               .color("darkred")
+                               .size(120)
+                               .edgecolor("white")
+                               .label("XOR = +1")))});
     const auto path = g2c::exercises::save_result(options, "xor.json", result);
     g2c::exercises::plot_result(options, path);
   });

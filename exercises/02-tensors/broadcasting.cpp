@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "g2c/core/errors.h"
 #include "g2c/tensors/broadcasting.h"
 
@@ -124,20 +125,20 @@ int main(int argc, char** argv) {
     result["classic_bug"]["wrong_difference"] = wrong_rows;  // (B, B)
     result["classic_bug"]["right_difference"] = {
         std::vector<double>(right_row.data_ptr<double>(), right_row.data_ptr<double>() + B)};
-    result["figures"] = {
-        {{"file", "broadcasting_bug.png"},
-         {"kind", "heatmaps"},
-         {"columns", 2},
-         {"panels",
-          {{{"matrix", "/classic_bug/right_difference"},
-            {"title", fmt::format("intended: prediction - target, ({},)", B)},
-            {"xlabel", "example i"},
-            {"cmap", "coolwarm"}},
-           {{"matrix", "/classic_bug/wrong_difference"},
-            {"title", fmt::format("the bug: ({},) - ({}, 1) = ({}, {})", B, B, B, B)},
-            {"xlabel", "prediction i"},
-            {"ylabel", "target j"},
-            {"cmap", "coolwarm"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Panel;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::heatmaps("broadcasting_bug.png", "")
+             .columns(2)
+             .add(Panel("/classic_bug/right_difference")
+                      .title(fmt::format("intended: prediction - target, ({},)", B))
+                      .xlabel("example i")
+                      .cmap("coolwarm"))
+             .add(Panel("/classic_bug/wrong_difference")
+                      .title(fmt::format("the bug: ({},) - ({}, 1) = ({}, {})", B, B, B, B))
+                      .xlabel("prediction i")
+                      .ylabel("target j")
+                      .cmap("coolwarm"))});
     const auto path = g2c::exercises::save_result(options, "broadcasting.json", result);
     g2c::exercises::plot_result(options, path);
   });

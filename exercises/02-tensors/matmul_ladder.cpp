@@ -248,7 +248,18 @@ int main(int argc, char** argv) {
                       {"torch_all_threads_measured_gflops", peak_all_measured.gflops},
                       {"threads", all_threads},
                       {"hardware_threads", std::thread::hardware_concurrency()}};
-    std::vector<nlohmann::json> series;
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    auto rate =
+        Figure::line("matmul_ladder.png", "The matmul ladder: C = A @ B, n x n", "n", "GFLOP/s")
+            .hline(peak64.gflops, "peak, float64, 1 thread")
+            .hline(peak_all, fmt::format("peak, {}, {} threads", config.torch_dtype, all_threads))
+            .logx()
+            .logy();
+    auto duration = Figure::line("matmul_ladder_seconds.png", "Seconds per product (n^3 growth)",
+                                 "n", "seconds")
+                        .logx()
+                        .logy();
     result["rungs"] = nlohmann::json::object();
     for (const auto& rung : rungs) {
       result["rungs"][rung.key] = {{"label", rung.label},
@@ -262,28 +273,12 @@ int main(int argc, char** argv) {
                                    {"max_abs_error", rung.max_error},
                                    {"skipped_sizes", rung.skipped},
                                    {"skip_reasons", rung.skip_reasons}};
-      series.push_back(g2c::exercises::line_series(rung.label, "/rungs/" + rung.key + "/sizes",
-                                                   "/rungs/" + rung.key + "/gflops"));
+      const auto at = "/rungs/" + rung.key;
+      rate.add(Series(rung.label, at + "/sizes", at + "/gflops").style("-"));
+      duration.add(Series(rung.label, at + "/sizes", at + "/seconds").style("-"));
     }
     result["speedups"] = speedups;
-    auto rate_figure = g2c::exercises::line_figure(
-        "matmul_ladder.png", "The matmul ladder: C = A @ B, n x n", "n", "GFLOP/s", series,
-        {g2c::exercises::hline(peak64.gflops, "peak, float64, 1 thread"),
-         g2c::exercises::hline(
-             peak_all, fmt::format("peak, {}, {} threads", config.torch_dtype, all_threads))});
-    rate_figure["logx"] = true;
-    rate_figure["logy"] = true;
-    std::vector<nlohmann::json> time_series;
-    for (const auto& rung : rungs) {
-      time_series.push_back(g2c::exercises::line_series(rung.label, "/rungs/" + rung.key + "/sizes",
-                                                        "/rungs/" + rung.key + "/seconds"));
-    }
-    auto time_figure =
-        g2c::exercises::line_figure("matmul_ladder_seconds.png", "Seconds per product (n^3 growth)",
-                                    "n", "seconds", time_series);
-    time_figure["logx"] = true;
-    time_figure["logy"] = true;
-    result["figures"] = {rate_figure, time_figure};
+    result["figures"] = g2c::exercises::figures({rate, duration});
     const auto path = g2c::exercises::save_result(options, "matmul_ladder.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "g2c/nn/training.h"
 #include "toy_data.h"
 
@@ -57,38 +58,30 @@ int main(int argc, char** argv) {
     result["points"] = {{"class0", {{"x", class0_x}, {"y", class0_y}}},
                         {"class1", {{"x", class1_x}, {"y", class1_y}}}};
     const auto& grid = result["grid"];
-    result["figures"] = {
-        {{"file", "classifier_curves.png"},
-         {"kind", "line"},
-         {"title", "Two moons: training"},
-         {"xlabel", "step"},
-         {"ylabel", "loss / accuracy"},
-         {"series",
-          {{{"label", "loss"}, {"x", "/curves/step"}, {"y", "/curves/train_loss"}},
-           {{"label", "accuracy"}, {"x", "/curves/step"}, {"y", "/curves/train_accuracy"}}}}},
-        {{"file", "classifier_boundary.png"},
-         {"kind", "heatmaps"},
-         {"title", "Decision boundary"},
-         {"columns", 1},
-         {"width", 6},
-         {"height", 5},
-         {"panels",
-          {{{"title", "P(class 1)"},
-            {"matrix", "/grid/probability"},
-            {"cmap", "coolwarm"},
-            {"origin", "lower"},
-            {"vmin", 0},
-            {"vmax", 1},
-            {"extent", {grid["x_min"], grid["x_max"], grid["y_min"], grid["y_max"]}},
-            {"points",
-             {{{"label", "class 0"},
-               {"x", "/points/class0/x"},
-               {"y", "/points/class0/y"},
-               {"color", "navy"}},
-              {{"label", "class 1"},
-               {"x", "/points/class1/x"},
-               {"y", "/points/class1/y"},
-               {"color", "darkred"}}}}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Panel;
+    using g2c::exercises::Points;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::line("classifier_curves.png", "Two moons: training", "step", "loss / accuracy")
+             .add(Series("loss", "/curves/step", "/curves/train_loss"))
+             .add(Series("accuracy", "/curves/step", "/curves/train_accuracy")),
+         Figure::heatmaps("classifier_boundary.png", "Decision boundary")
+             .columns(1)
+             .width(6)
+             .height(5)
+             .add(Panel("/grid/probability")
+                      .title("P(class 1)")
+                      .cmap("coolwarm")
+                      .origin("lower")
+                      .range(0, 1)
+                      .extent({grid["x_min"], grid["x_max"], grid["y_min"], grid["y_max"]})
+                      .add(Points("/points/class0/x", "/points/class0/y")
+                               .label("class 0")
+                               .color("navy"))
+                      .add(Points("/points/class1/x", "/points/class1/y")
+                               .label("class 1")
+                               .color("darkred")))});
     const auto path = g2c::exercises::save_result(options, "classifier.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "g2c/nn/training.h"
 
 namespace {
@@ -47,22 +48,17 @@ int main(int argc, char** argv) {
         {"x", std::vector<float>(xs.data_ptr<float>(), xs.data_ptr<float>() + xs.numel())},
         {"y", std::vector<float>(ys.data_ptr<float>(), ys.data_ptr<float>() + ys.numel())},
         {"fit", {w * -1 + b, w * 1 + b}}};
-    result["figures"] = {
-        {{"file", "linear_regression_loss.png"},
-         {"kind", "line"},
-         {"title", "Linear regression: MSE per step"},
-         {"xlabel", "step"},
-         {"ylabel", "MSE"},
-         {"logy", true},
-         {"series", {{{"label", "train"}, {"y", "/losses"}}}}},
-        {{"file", "linear_regression_fit.png"},
-         {"kind", "scatter"},
-         {"title", fmt::format("Recovered y = {:.3f}x + {:.3f}", w, b)},
-         {"xlabel", "x"},
-         {"ylabel", "y"},
-         {"series",
-          {{{"label", "data"}, {"x", "/data/x"}, {"y", "/data/y"}},
-           {{"label", "fit (endpoints)"}, {"x", {-1, 1}}, {"y", "/data/fit"}, {"size", 60}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::line("linear_regression_loss.png", "Linear regression: MSE per step", "step",
+                      "MSE")
+             .logy()
+             .add(Series("train", nullptr, "/losses")),
+         Figure::scatter("linear_regression_fit.png",
+                         fmt::format("Recovered y = {:.3f}x + {:.3f}", w, b), "x", "y")
+             .add(Series("data", "/data/x", "/data/y"))
+             .add(Series("fit (endpoints)", {-1, 1}, "/data/fit").size(60))});
     const auto path = g2c::exercises::save_result(options, "linear_regression.json", result);
     g2c::exercises::plot_result(options, path);
   });

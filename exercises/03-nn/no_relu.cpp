@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "g2c/nn/activations.h"
 #include "g2c/nn/linear.h"
 #include "g2c/nn/sequential.h"
@@ -54,30 +55,17 @@ int main(int argc, char** argv) {
                         {"hidden", config.hidden}, {"lr", config.lr},
                         {"steps", options.steps},  {"every", config.every}};
     result["runs"] = runs;
-    result["figures"] = {{{"file", "no_relu_loss.png"},
-                          {"kind", "line"},
-                          {"title", "With and without ReLU: loss"},
-                          {"xlabel", "step"},
-                          {"ylabel", "cross-entropy"},
-                          {"series",
-                           {{{"label", "with ReLU"},
-                             {"x", "/runs/with_relu/step"},
-                             {"y", "/runs/with_relu/train_loss"}},
-                            {{"label", "without ReLU"},
-                             {"x", "/runs/without_relu/step"},
-                             {"y", "/runs/without_relu/train_loss"}}}}},
-                         {{"file", "no_relu_accuracy.png"},
-                          {"kind", "line"},
-                          {"title", "With and without ReLU: accuracy"},
-                          {"xlabel", "step"},
-                          {"ylabel", "accuracy"},
-                          {"series",
-                           {{{"label", "with ReLU"},
-                             {"x", "/runs/with_relu/step"},
-                             {"y", "/runs/with_relu/train_accuracy"}},
-                            {{"label", "without ReLU"},
-                             {"x", "/runs/without_relu/step"},
-                             {"y", "/runs/without_relu/train_accuracy"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::line("no_relu_loss.png", "With and without ReLU: loss", "step", "cross-entropy")
+             .add(Series("with ReLU", "/runs/with_relu/step", "/runs/with_relu/train_loss"))
+             .add(Series("without ReLU", "/runs/without_relu/step",
+                         "/runs/without_relu/train_loss")),
+         Figure::line("no_relu_accuracy.png", "With and without ReLU: accuracy", "step", "accuracy")
+             .add(Series("with ReLU", "/runs/with_relu/step", "/runs/with_relu/train_accuracy"))
+             .add(Series("without ReLU", "/runs/without_relu/step",
+                         "/runs/without_relu/train_accuracy"))});
     const auto path = g2c::exercises::save_result(options, "no_relu.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "g2c/nn/training.h"
 #include "toy_data.h"
 
@@ -39,7 +40,9 @@ int main(int argc, char** argv) {
     const auto val = g2c::exercises::make_moons(config.val_points, config.noise, config.label_noise,
                                                 options.seed + 1000);
     nlohmann::json runs = nlohmann::json::array();
-    nlohmann::json series = nlohmann::json::array();
+    using g2c::exercises::Series;
+    auto figure = g2c::exercises::Figure::line("weight_decay.png", "Overfitting and weight decay",
+                                               "step", "cross-entropy");
     for (std::size_t i = 0; i < config.weight_decays.size(); ++i) {
       const double weight_decay = config.weight_decays[i];
       torch::manual_seed(options.seed);
@@ -55,13 +58,9 @@ int main(int argc, char** argv) {
       run["weight_decay"] = weight_decay;
       runs.push_back(run);
       const std::string base = fmt::format("/runs/{}/", i);
-      series.push_back({{"label", fmt::format("train, wd={}", weight_decay)},
-                        {"x", base + "step"},
-                        {"y", base + "train_loss"}});
-      series.push_back({{"label", fmt::format("val, wd={}", weight_decay)},
-                        {"x", base + "step"},
-                        {"y", base + "val_loss"},
-                        {"style", "--"}});
+      const std::string wd = fmt::format("wd={}", weight_decay);
+      figure.add(Series("train, " + wd, base + "step", base + "train_loss"))
+          .add(Series("val, " + wd, base + "step", base + "val_loss").style("--"));
     }
     auto result = g2c::exercises::run_metadata("03_weight_decay", options, device);
     result["config"] = {{"train_points", config.train_points},
@@ -74,12 +73,7 @@ int main(int argc, char** argv) {
                         {"weight_decays", config.weight_decays},
                         {"every", config.every}};
     result["runs"] = runs;
-    result["figures"] = {{{"file", "weight_decay.png"},
-                          {"kind", "line"},
-                          {"title", "Overfitting and weight decay"},
-                          {"xlabel", "step"},
-                          {"ylabel", "cross-entropy"},
-                          {"series", series}}};
+    result["figures"] = g2c::exercises::figures({figure});
     const auto path = g2c::exercises::save_result(options, "weight_decay.json", result);
     g2c::exercises::plot_result(options, path);
   });

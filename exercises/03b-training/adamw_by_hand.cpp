@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "g2c/nn/optim.h"
 
 namespace {
@@ -112,18 +113,17 @@ int main(int argc, char** argv) {
     result["max_difference"] = difference;
     result["agrees"] = agrees;
     result["first_update"] = {{"gradient", labels}, {"sgd", sgd_updates}, {"adamw", adamw_updates}};
-    result["figures"] = {
-        {{"file", "adamw_first_update.png"},
-         {"kind", "bar"},
-         {"title",
-          fmt::format("First update at lr = {}: SGD scales with the gradient, AdamW does not",
-                      config.lr)},
-         {"xlabel", "gradient"},
-         {"ylabel", "|update|"},
-         {"logy", true},
-         {"series",
-          {{{"label", "SGD"}, {"x", "/first_update/gradient"}, {"y", "/first_update/sgd"}},
-           {{"label", "AdamW"}, {"x", "/first_update/gradient"}, {"y", "/first_update/adamw"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::bar(
+             "adamw_first_update.png",
+             fmt::format("First update at lr = {}: SGD scales with the gradient, AdamW does not",
+                         config.lr),
+             "gradient", "|update|")
+             .logy()
+             .add(Series("SGD", "/first_update/gradient", "/first_update/sgd"))
+             .add(Series("AdamW", "/first_update/gradient", "/first_update/adamw"))});
     const auto path = g2c::exercises::save_result(options, "adamw_by_hand.json", result);
     g2c::exercises::plot_result(options, path);
     if (!agrees) {

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/timing.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/progress.h"
@@ -152,12 +153,13 @@ int main(int argc, char** argv) {
     result["max_parameter_difference"] = difference;
     result["bars"] = {{"name", {"AdamW::step", "torch::optim::AdamW"}},
                       {"ms", {ours_median, theirs_median}}};
-    result["figures"] = {{{"file", "adamw_speed.png"},
-                          {"kind", "bar"},
-                          {"title", fmt::format("One AdamW step, {} tensors, {} numbers",
-                                                ours_params.size(), numel)},
-                          {"ylabel", "ms per step (median)"},
-                          {"series", {{{"x", "/bars/name"}, {"y", "/bars/ms"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    const auto title =
+        fmt::format("One AdamW step, {} tensors, {} numbers", ours_params.size(), numel);
+    result["figures"] =
+        g2c::exercises::figures({Figure::bar("adamw_speed.png", title, "", "ms per step (median)")
+                                     .add(Series("", "/bars/name", "/bars/ms"))});
     const auto path = g2c::exercises::save_result(options, "adamw_speed.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "g2c/core/errors.h"
 #include "g2c/training/clip.h"
 
@@ -95,34 +96,26 @@ int main(int argc, char** argv) {
     result["global_clip"] = after;
     result["per_tensor_clip"] = per_tensor;
     result["circle"] = {{"x", circle_x}, {"y", circle_y}};
-    result["figures"] = {
-        {{"file", "clip_demo.png"},
-         {"kind", "line"},
-         {"title", "Global-norm clipping shortens the gradient and keeps its direction"},
-         {"xlabel", "gradient of parameter 1"},
-         {"ylabel", "gradient of parameter 2"},
-         {"aspect", "equal"},
-         {"width", 6},
-         {"height", 6},
-         {"series",
-          {{{"label", "before"},
-            {"x", "/before/arrow_x"},
-            {"y", "/before/arrow_y"},
-            {"marker", "o"}},
-           {{"label", "clip_grad_norm_ (global)"},
-            {"x", "/global_clip/arrow_x"},
-            {"y", "/global_clip/arrow_y"},
-            {"marker", "o"}},
-           {{"label", "each tensor on its own (wrong)"},
-            {"x", "/per_tensor_clip/arrow_x"},
-            {"y", "/per_tensor_clip/arrow_y"},
-            {"marker", "o"},
-            {"style", "--"}},
-           {{"label", fmt::format("norm = max_norm = {}", config.max_norm)},
-            {"x", "/circle/x"},
-            {"y", "/circle/y"},
-            {"color", "gray"},
-            {"style", ":"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::line("clip_demo.png",
+                      "Global-norm clipping shortens the gradient and keeps its direction",
+                      "gradient of parameter 1", "gradient of parameter 2")
+             .aspect("equal")
+             .width(6)
+             .height(6)
+             .add(Series("before", "/before/arrow_x", "/before/arrow_y").marker("o"))
+             .add(Series("clip_grad_norm_ (global)", "/global_clip/arrow_x", "/global_clip/arrow_y")
+                      .marker("o"))
+             .add(Series("each tensor on its own (wrong)", "/per_tensor_clip/arrow_x",
+                         "/per_tensor_clip/arrow_y")
+                      .marker("o")
+                      .style("--"))
+             .add(Series(fmt::format("norm = max_norm = {}", config.max_norm), "/circle/x",
+                         "/circle/y")
+                      .color("gray")
+                      .style(":"))});
     const auto path = g2c::exercises::save_result(options, "clip_demo.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "g2c/core/errors.h"
 #include "g2c/nn/training.h"
 #include "xor_runs.h"
@@ -46,7 +47,14 @@ int main(int argc, char** argv) {
         g2c::exercises::make_xor_data(config.per_corner, config.noise, options.seed), device);
 
     nlohmann::json runs = nlohmann::json::array();
-    nlohmann::json loss_series = nlohmann::json::array();
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    auto loss = Figure::line("lr_sweep_loss.png",
+                             "SGD learning-rate sweep (solid: train, dashed: validation)", "step",
+                             "cross-entropy")
+                    .logy()
+                    .width(8)
+                    .height(5);
     std::vector<std::string> labels;
     std::vector<double> accuracies;
     for (std::size_t i = 0; i < config.lrs.size(); ++i) {
@@ -76,15 +84,11 @@ int main(int argc, char** argv) {
       runs.push_back(run);
       const std::string base = fmt::format("/runs/{}/", i);
       const std::string color = fmt::format("C{}", i % 10);
-      loss_series.push_back({{"label", fmt::format("lr={} train", lr)},
-                             {"x", base + "step"},
-                             {"y", base + "train_loss"},
-                             {"color", color}});
-      loss_series.push_back({{"label", fmt::format("lr={} val", lr)},
-                             {"x", base + "step"},
-                             {"y", base + "val_loss"},
-                             {"color", color},
-                             {"style", "--"}});
+      loss.add(Series(fmt::format("lr={} train", lr), base + "step", base + "train_loss")
+                   .color(color))
+          .add(Series(fmt::format("lr={} val", lr), base + "step", base + "val_loss")
+                   .color(color)
+                   .style("--"));
       labels.push_back(fmt::format("{}", lr));
       accuracies.push_back(final_val.accuracy);
     }
@@ -107,21 +111,10 @@ int main(int argc, char** argv) {
     result["data"] = {{"train", data.x_train.size(0)}, {"val", data.x_val.size(0)}};
     result["runs"] = runs;
     result["accuracy"] = {{"lr", labels}, {"val_accuracy", accuracies}};
-    result["figures"] = {{{"file", "lr_sweep_loss.png"},
-                          {"kind", "line"},
-                          {"title", "SGD learning-rate sweep (solid: train, dashed: validation)"},
-                          {"xlabel", "step"},
-                          {"ylabel", "cross-entropy"},
-                          {"logy", true},
-                          {"width", 8},
-                          {"height", 5},
-                          {"series", loss_series}},
-                         {{"file", "lr_sweep_accuracy.png"},
-                          {"kind", "bar"},
-                          {"title", "Validation accuracy after the run"},
-                          {"xlabel", "learning rate"},
-                          {"ylabel", "validation accuracy"},
-                          {"series", {{{"x", "/accuracy/lr"}, {"y", "/accuracy/val_accuracy"}}}}}};
+    result["figures"] = g2c::exercises::figures(
+        {loss, Figure::bar("lr_sweep_accuracy.png", "Validation accuracy after the run",
+                           "learning rate", "validation accuracy")
+                   .add(Series("", "/accuracy/lr", "/accuracy/val_accuracy"))});
     const auto path = g2c::exercises::save_result(options, "lr_sweep.json", result);
     g2c::exercises::plot_result(options, path);
   });

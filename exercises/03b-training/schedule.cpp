@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "g2c/core/errors.h"
 #include "g2c/training/schedule.h"
 
@@ -71,19 +72,15 @@ int main(int argc, char** argv) {
     result["step"] = steps;
     result["lr"] = lrs;
     result["landmarks"] = table;
-    result["figures"] = {
-        {{"file", "schedule.png"},
-         {"kind", "line"},
-         {"title", "Linear warmup + cosine decay"},
-         {"xlabel", "step"},
-         {"ylabel", "learning rate"},
-         {"series", {{{"label", "cosine_with_warmup"}, {"x", "/step"}, {"y", "/lr"}}}},
-         {"vlines",
-          {{{"x", config.warmup}, {"label", "end of warmup"}, {"style", "--"}},
-           {{"x", config.max_steps}, {"label", "max_steps"}, {"style", ":"}}}},
-         {"hlines",
-          {{{"y", config.max_lr}, {"label", "max_lr"}, {"color", "lightgray"}},
-           {{"y", config.min_lr}, {"label", "min_lr"}, {"color", "darkgray"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::line("schedule.png", "Linear warmup + cosine decay", "step", "learning rate")
+             .add(Series("cosine_with_warmup", "/step", "/lr"))
+             .vline(config.warmup, "end of warmup", "", "--")
+             .vline(config.max_steps, "max_steps", "", ":")
+             .hline(config.max_lr, "max_lr", "lightgray")
+             .hline(config.min_lr, "min_lr", "darkgray")});
     const auto path = g2c::exercises::save_result(options, "schedule.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/tensor_json.h"
 #include "g2c/core/errors.h"
 #include "g2c/nn/training.h"
@@ -167,101 +168,87 @@ int main(int argc, char** argv) {
     result["summary"] = summary;
     result["snapshots"] = snapshots;
 
-    nlohmann::json curves = nlohmann::json::array();
+    using g2c::exercises::Figure;
+    using g2c::exercises::Panel;
+    using g2c::exercises::Points;
+    using g2c::exercises::Series;
+    auto loss = Figure::line("sgd_vs_adamw_loss.png",
+                             "Same model, different optimizer (solid: validation, dotted: train)",
+                             "step", "cross-entropy")
+                    .logy()
+                    .width(8)
+                    .height(5);
     for (std::size_t i = 0; i < config.runs.size(); ++i) {
       const std::string base = fmt::format("/runs/{}/", i);
       const std::string color = fmt::format("C{}", i % 10);
-      curves.push_back({{"label", config.runs[i].label + " val"},
-                        {"x", base + "step"},
-                        {"y", base + "val_loss"},
-                        {"color", color}});
-      curves.push_back({{"label", config.runs[i].label + " train"},
-                        {"x", base + "step"},
-                        {"y", base + "train_loss"},
-                        {"color", color},
-                        {"style", ":"}});
+      loss.add(Series(config.runs[i].label + " val", base + "step", base + "val_loss").color(color))
+          .add(Series(config.runs[i].label + " train", base + "step", base + "train_loss")
+                   .color(color)
+                   .style(":"));
     }
-    nlohmann::json panels = nlohmann::json::array();
+    // One legend: only the first panel's points are labelled.
+    auto boundaries =
+        Figure::heatmaps("sgd_vs_adamw_boundaries.png",
+                         fmt::format("Decision boundaries after {} steps (rows); x: a "
+                                     "misclassified validation point",
+                                     fmt::join(config.snapshots, ", ")))
+            .columns(static_cast<int>(config.runs.size()))
+            .panel_size(4.1, 3.8);
     for (std::size_t row = 0; row < config.snapshots.size(); ++row) {
       for (std::size_t column = 0; column < config.runs.size(); ++column) {
         const bool first = row == 0 && column == 0;
         const auto index = snapshot_index[row][column];
         const auto& snapshot = snapshots[index];
         const std::string at = fmt::format("/snapshots/{}/", index);
-        auto label = [&](const char* text) { return first ? nlohmann::json(text) : nullptr; };
-        nlohmann::json points = {{{"x", "/data/train/class0/x"},
-                                  {"y", "/data/train/class0/y"},
-                                  {"color", "navy"},
-                                  {"size", 6},
-                                  {"alpha", 0.35},
-                                  {"edgecolor", "none"},
-                                  {"label", label("train, class 0")}},
-                                 {{"x", "/data/train/class1/x"},
-                                  {"y", "/data/train/class1/y"},
-                                  {"color", "darkred"},
-                                  {"size", 6},
-                                  {"alpha", 0.35},
-                                  {"edgecolor", "none"},
-                                  {"label", label("train, class 1")}},
-                                 {{"x", "/data/val/class0/x"},
-                                  {"y", "/data/val/class0/y"},
-                                  {"color", "navy"},
-                                  {"size", 18},
-                                  {"edgecolor", "black"},
-                                  {"label", label("validation, class 0")}},
-                                 {{"x", "/data/val/class1/x"},
-                                  {"y", "/data/val/class1/y"},
-                                  {"color", "darkred"},
-                                  {"size", 18},
-                                  {"edgecolor", "black"},
-                                  {"label", label("validation, class 1")}},
-                                 {{"x", at + "missed/x"},
-                                  {"y", at + "missed/y"},
-                                  {"color", "black"},
-                                  {"marker", "x"},
-                                  {"size", 30},
-                                  {"label", label("misclassified")}}};
+        auto labelled = [&](Points points, const char* label) {
+          return first ? points.label(label) : points;
+        };
         const auto val_loss = snapshot["val_loss"];
-        panels.push_back(
-            {{"title",
-              fmt::format("{} · step {}", config.runs[column].label, config.snapshots[row])},
-             {"matrix", at + "probability"},
-             {"cmap", "coolwarm"},
-             {"alpha", 0.35},
-             {"vmin", 0},
-             {"vmax", 1},
-             {"origin", "lower"},
-             {"extent", result["extent"]},
-             {"colorbar", false},
-             {"aspect", "equal"},
-             {"contours", {{{"levels", {0.5}}, {"color", "black"}}}},
-             {"legend_loc", "center"},  // the middle of the XOR data is empty
-             {"note",
-              fmt::format("val acc {:.3f}\nval loss {}", snapshot["val_accuracy"].get<double>(),
-                          val_loss.is_null() ? std::string("nan")
-                                             : fmt::format("{:.3f}", val_loss.get<double>()))},
-             {"points", points}});
+        boundaries.add(
+            Panel(at + "probability")
+                .title(
+                    fmt::format("{} · step {}", config.runs[column].label, config.snapshots[row]))
+                .cmap("coolwarm")
+                .alpha(0.35)
+                .range(0, 1)
+                .origin("lower")
+                .extent(result["extent"])
+                .no_colorbar()
+                .aspect("equal")
+                .contour({0.5}, "black")
+                .legend_loc("center")  // the middle of the XOR data is empty
+                .note(fmt::format(
+                    "val acc {:.3f}\nval loss {}", snapshot["val_accuracy"].get<double>(),
+                    val_loss.is_null() ? std::string("nan")
+                                       : fmt::format("{:.3f}", val_loss.get<double>())))
+                .add(labelled(Points("/data/train/class0/x", "/data/train/class0/y")
+                                  .color("navy")
+                                  .size(6)
+                                  .alpha(0.35)
+                                  .edgecolor("none"),
+                              "train, class 0"))
+                .add(labelled(Points("/data/train/class1/x", "/data/train/class1/y")
+                                  .color("darkred")
+                                  .size(6)
+                                  .alpha(0.35)
+                                  .edgecolor("none"),
+                              "train, class 1"))
+                .add(labelled(Points("/data/val/class0/x", "/data/val/class0/y")
+                                  .color("navy")
+                                  .size(18)
+                                  .edgecolor("black"),
+                              "validation, class 0"))
+                .add(labelled(Points("/data/val/class1/x", "/data/val/class1/y")
+                                  .color("darkred")
+                                  .size(18)
+                                  .edgecolor("black"),
+                              "validation, class 1"))
+                .add(labelled(
+                    Points(at + "missed/x", at + "missed/y").color("black").marker("x").size(30),
+                    "misclassified")));
       }
     }
-    result["figures"] = {
-        {{"file", "sgd_vs_adamw_loss.png"},
-         {"kind", "line"},
-         {"title", "Same model, different optimizer (solid: validation, dotted: train)"},
-         {"xlabel", "step"},
-         {"ylabel", "cross-entropy"},
-         {"logy", true},
-         {"width", 8},
-         {"height", 5},
-         {"series", curves}},
-        {{"file", "sgd_vs_adamw_boundaries.png"},
-         {"kind", "heatmaps"},
-         {"title", fmt::format("Decision boundaries after {} steps (rows); x: a misclassified "
-                               "validation point",
-                               fmt::join(config.snapshots, ", "))},
-         {"columns", config.runs.size()},
-         {"panel_width", 4.1},
-         {"panel_height", 3.8},
-         {"panels", panels}}};
+    result["figures"] = g2c::exercises::figures({loss, boundaries});
     // One line: the snapshots carry several 160 x 160 grids.
     const auto path =
         g2c::exercises::save_result(options, "sgd_vs_adamw.json", result, /*indent=*/-1);

@@ -9,6 +9,7 @@
 
 #include "exercises/common/cli.h"
 #include "exercises/common/data.h"
+#include "exercises/common/figures.h"
 #include "g2c/core/progress.h"
 #include "g2c/tokenizer/artifacts.h"
 #include "g2c/tokenizer/bpe.h"
@@ -90,14 +91,11 @@ int main(int argc, char** argv) {
     result["artifact_dir"] = dir.string();
     result["manifest"] = nlohmann::json::parse(manifest.dump());
     result["progress"] = curve;
-    result["figures"] = {
-        {{"file", "build_artifact.png"},
-         {"kind", "line"},
-         {"title", "ShakespeareTokenizer training: the corpus shrinks"},
-         {"xlabel", "merges learned"},
-         {"ylabel", "tokens in the training text"},
-         {"series",
-          {{{"label", "tokens"}, {"x", "/progress/merges"}, {"y", "/progress/tokens"}}}}}};
+    result["figures"] = g2c::exercises::figures(
+        {g2c::exercises::Figure::line("build_artifact.png",
+                                      "ShakespeareTokenizer training: the corpus shrinks",
+                                      "merges learned", "tokens in the training text")
+             .add(g2c::exercises::Series("tokens", "/progress/merges", "/progress/tokens"))});
     const auto path = g2c::exercises::save_result(options, "build_artifact.json", result);
     g2c::exercises::plot_result(options, path);
   });

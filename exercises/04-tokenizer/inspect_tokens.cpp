@@ -9,6 +9,7 @@
 
 #include "exercises/common/cli.h"
 #include "exercises/common/data.h"
+#include "exercises/common/figures.h"
 #include "g2c/tokenizer/artifacts.h"
 #include "g2c/tokenizer/bpe.h"
 #include "g2c/tokenizer/utf8.h"
@@ -101,25 +102,18 @@ int main(int argc, char** argv) {
     result["corpus_tokens"] = ids.size();
     result["ids_used"] = used;
     result["most_frequent"] = top;
-    result["figures"] = {
-        {{"file", "token_length.png"},
-         {"kind", "line"},
-         {"title", "Later merges make longer tokens"},
-         {"xlabel", "merge id"},
-         {"ylabel", fmt::format("mean bytes per token ({} merges per point)", bucket)},
-         {"series",
-          {{{"label", "mean token length"},
-            {"x", "/token_length/merge_id"},
-            {"y", "/token_length/mean_bytes"},
-            {"marker", "o"}}}}},
-        {{"file", "most_frequent.png"},
-         {"kind", "bar"},
-         {"title", fmt::format("Most frequent tokens at vocab {}", vocab_size)},
-         {"xlabel", "token"},
-         {"ylabel", "share of all tokens"},
-         {"rotate_labels", 60},
-         {"series",
-          {{{"label", "share"}, {"x", "/most_frequent/label"}, {"y", "/most_frequent/share"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::line("token_length.png", "Later merges make longer tokens", "merge id",
+                      fmt::format("mean bytes per token ({} merges per point)", bucket))
+             .add(Series("mean token length", "/token_length/merge_id", "/token_length/mean_bytes")
+                      .marker("o")),
+         Figure::bar("most_frequent.png",
+                     fmt::format("Most frequent tokens at vocab {}", vocab_size), "token",
+                     "share of all tokens")
+             .rotate_labels(60)
+             .add(Series("share", "/most_frequent/label", "/most_frequent/share"))});
     const auto path = g2c::exercises::save_result(options, "inspect_tokens.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "g2c/tokenizer/bpe.h"
 
 using namespace g2c::tokenizer;
@@ -100,14 +101,11 @@ int main(int argc, char** argv) {
     result["chain"] = chain;
     result["best_merge"] = best_merge;
     result["text_pairs"] = {{"labels", labels}, {"counts", values}};
-    result["figures"] = {
-        {{"file", "pair_counts.png"},
-         {"kind", "bar"},
-         {"title", fmt::format("Adjacent byte pairs of \"{}\"", text)},
-         {"xlabel", "pair (first occurrence order)"},
-         {"ylabel", "count"},
-         {"series",
-          {{{"label", "count"}, {"x", "/text_pairs/labels"}, {"y", "/text_pairs/counts"}}}}}};
+    result["figures"] = g2c::exercises::figures(
+        {g2c::exercises::Figure::bar("pair_counts.png",
+                                     fmt::format("Adjacent byte pairs of \"{}\"", text),
+                                     "pair (first occurrence order)", "count")
+             .add(g2c::exercises::Series("count", "/text_pairs/labels", "/text_pairs/counts"))});
     const auto path = g2c::exercises::save_result(options, "pair_counts.json", result);
     g2c::exercises::plot_result(options, path);
   });

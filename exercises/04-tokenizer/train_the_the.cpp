@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "g2c/tokenizer/bpe.h"
 #include "g2c/tokenizer/utf8.h"
 
@@ -55,16 +56,13 @@ int main(int argc, char** argv) {
     result["merges"] = merges;
     result["sequence_length"] = {{"step", steps}, {"tokens", lengths}};
     result["final_vocab_size"] = tokenizer.vocab_size();
-    result["figures"] = {{{"file", "train_the_the.png"},
-                          {"kind", "line"},
-                          {"title", fmt::format("Training on \"{}\": the sequence shrinks", text)},
-                          {"xlabel", "merges learned"},
-                          {"ylabel", "tokens"},
-                          {"series",
-                           {{{"label", "sequence length"},
-                             {"x", "/sequence_length/step"},
-                             {"y", "/sequence_length/tokens"},
-                             {"marker", "o"}}}}}};
+    result["figures"] = g2c::exercises::figures(
+        {g2c::exercises::Figure::line("train_the_the.png",
+                                      fmt::format("Training on \"{}\": the sequence shrinks", text),
+                                      "merges learned", "tokens")
+             .add(g2c::exercises::Series("sequence length", "/sequence_length/step",
+                                         "/sequence_length/tokens")
+                      .marker("o"))});
     const auto path = g2c::exercises::save_result(options, "train_the_the.json", result);
     g2c::exercises::plot_result(options, path);
   });

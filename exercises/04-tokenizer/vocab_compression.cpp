@@ -6,6 +6,7 @@
 
 #include "exercises/common/cli.h"
 #include "exercises/common/data.h"
+#include "exercises/common/figures.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/progress.h"
 #include "g2c/tokenizer/bpe.h"
@@ -77,35 +78,24 @@ int main(int argc, char** argv) {
     result["train_chars"] = train_chars;
     result["held_out_chars"] = held_chars;
     result["table"] = table;
-    result["figures"] = {
-        {{"file", "chars_per_token.png"},
-         {"kind", "line"},
-         {"title", "Characters per token against vocabulary size (TinyShakespeare)"},
-         {"xlabel", "vocabulary size"},
-         {"ylabel", "characters per token"},
-         {"logx", true},
-         {"series",
-          {{{"label", "training text"},
-            {"x", "/table/vocab_size"},
-            {"y", "/table/train_chars_per_token"},
-            {"marker", "o"}},
-           {{"label", "held-out text"},
-            {"x", "/table/vocab_size"},
-            {"y", "/table/held_out_chars_per_token"},
-            {"marker", "s"},
-            {"style", "--"}}}},
-         {"hlines", {{{"y", 1.0}, {"label", "bytes (vocab 256)"}}}}},
-        {{"file", "tokens.png"},
-         {"kind", "line"},
-         {"title", "Tokens in the training text against vocabulary size"},
-         {"xlabel", "vocabulary size"},
-         {"ylabel", "tokens"},
-         {"logx", true},
-         {"series",
-          {{{"label", "training text"},
-            {"x", "/table/vocab_size"},
-            {"y", "/table/train_tokens"},
-            {"marker", "o"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::line("chars_per_token.png",
+                      "Characters per token against vocabulary size (TinyShakespeare)",
+                      "vocabulary size", "characters per token")
+             .logx()
+             .add(Series("training text", "/table/vocab_size", "/table/train_chars_per_token")
+                      .marker("o"))
+             .add(Series("held-out text", "/table/vocab_size", "/table/held_out_chars_per_token")
+                      .marker("s")
+                      .style("--"))
+             .hline(1.0, "bytes (vocab 256)"),
+         Figure::line("tokens.png", "Tokens in the training text against vocabulary size",
+                      "vocabulary size", "tokens")
+             .logx()
+             .add(
+                 Series("training text", "/table/vocab_size", "/table/train_tokens").marker("o"))});
     const auto path = g2c::exercises::save_result(options, "vocab_compression.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/tensor_json.h"
 #include "g2c/embeddings/positional.h"
 #include "g2c/embeddings/rotary.h"
@@ -77,12 +78,13 @@ int main(int argc, char** argv) {
     result["sum_distances"] = sum_distances;
     result["summary_norm"] = scale;
     result["same_without_positions"] = distances[0] < 1e-6;
-    result["figures"] = {{{"file", "bag_of_tokens.png"},
-                          {"kind", "bar"},
-                          {"title", "dog bites man vs man bites dog, through an order-blind model"},
-                          {"xlabel", "positional information"},
-                          {"ylabel", "‖difference‖"},
-                          {"series", {{{"x", "/methods"}, {"y", "/distances"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::bar("bag_of_tokens.png",
+                     "dog bites man vs man bites dog, through an order-blind model",
+                     "positional information", "‖difference‖")
+             .add(Series("", "/methods", "/distances"))});
     const auto path = g2c::exercises::save_result(options, "bag_of_tokens.json", result);
     g2c::exercises::plot_result(options, path);
   });

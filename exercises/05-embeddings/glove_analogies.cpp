@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "g2c/core/errors.h"
 #include "g2c/embeddings/similarity.h"
 
@@ -113,12 +114,13 @@ int main(int argc, char** argv) {
     result["timings"] = {{"load_seconds", load_seconds}};
     result["analogies_result"] = answers;
     result["best"] = {{"label", labels}, {"score", top_scores}};
-    result["figures"] = {{{"file", "glove_analogies.png"},
-                          {"kind", "bar"},
-                          {"title", "Best answer of each analogy and its cosine"},
-                          {"ylabel", "cosine"},
-                          {"rotate_labels", 30},
-                          {"series", {{{"x", "/best/label"}, {"y", "/best/score"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::bar("glove_analogies.png", "Best answer of each analogy and its cosine", "",
+                     "cosine")
+             .rotate_labels(30)
+             .add(Series("", "/best/label", "/best/score"))});
     const auto path = g2c::exercises::save_result(options, "glove_analogies.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/tensor_json.h"
 #include "g2c/core/errors.h"
 #include "g2c/embeddings/positional.h"
@@ -78,28 +79,18 @@ int main(int argc, char** argv) {
     result["added_spread"] = added_spread;
     result["rope_score_by_offset"] = first_trial_score;
     result["summary"] = {{"rope_max_spread", rope_worst}, {"added_max_spread", added_worst}};
-    result["figures"] = {
-        {{"file", "rope_relative.png"},
-         {"kind", "line"},
-         {"title", "Spread of q·k as the pair slides along the sequence"},
-         {"xlabel", "offset n − m"},
-         {"ylabel", "max − min score over positions"},
-         {"logy", true},
-         {"series",
-          {{{"label", "RoPE (rotated q, k)"},
-            {"x", "/offsets"},
-            {"y", "/rope_spread"},
-            {"marker", "o"}},
-           {{"label", "sinusoidal added to q, k"},
-            {"x", "/offsets"},
-            {"y", "/added_spread"},
-            {"marker", "s"}}}}},
-        {{"file", "rope_score_by_offset.png"},
-         {"kind", "line"},
-         {"title", "RoPE score of one (q, k) pair against the offset"},
-         {"xlabel", "offset n − m"},
-         {"ylabel", "rope(q)·rope(k)"},
-         {"series", {{{"x", "/offsets"}, {"y", "/rope_score_by_offset"}, {"marker", "o"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::line("rope_relative.png", "Spread of q·k as the pair slides along the sequence",
+                      "offset n − m", "max − min score over positions")
+             .logy()
+             .add(Series("RoPE (rotated q, k)", "/offsets", "/rope_spread").marker("o"))
+             .add(Series("sinusoidal added to q, k", "/offsets", "/added_spread").marker("s")),
+         Figure::line("rope_score_by_offset.png",
+                      "RoPE score of one (q, k) pair against the offset", "offset n − m",
+                      "rope(q)·rope(k)")
+             .add(Series("", "/offsets", "/rope_score_by_offset").marker("o"))});
     const auto path = g2c::exercises::save_result(options, "rope_relative.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/tensor_json.h"
 #include "g2c/embeddings/rotary.h"
 
@@ -49,27 +50,18 @@ int main(int argc, char** argv) {
     result["pairs"] = {{"pair", pairs},
                        {"theta", g2c::exercises::vector_json(theta)},
                        {"wavelength", g2c::exercises::vector_json(wavelength)}};
-    result["figures"] = {
-        {{"file", "rope_tables.png"},
-         {"kind", "heatmaps"},
-         {"title", "RoPE tables: column j and j + D/2 share an angle"},
-         {"cmap", "RdBu"},
-         {"panels",
-          {{{"matrix", "/cos"},
-            {"title", "cos (position, dim)"},
-            {"xlabel", "dim"},
-            {"ylabel", "position"}},
-           {{"matrix", "/sin"},
-            {"title", "sin (position, dim)"},
-            {"xlabel", "dim"},
-            {"ylabel", "position"}}}}},
-        {{"file", "rope_wavelengths.png"},
-         {"kind", "line"},
-         {"title", "Wavelength of each rotating pair"},
-         {"xlabel", "pair j"},
-         {"ylabel", "positions per turn"},
-         {"logy", true},
-         {"series", {{{"x", "/pairs/pair"}, {"y", "/pairs/wavelength"}, {"marker", "o"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Panel;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::heatmaps("rope_tables.png", "RoPE tables: column j and j + D/2 share an angle")
+             .cmap("RdBu")
+             .add(Panel("/cos").title("cos (position, dim)").xlabel("dim").ylabel("position"))
+             .add(Panel("/sin").title("sin (position, dim)").xlabel("dim").ylabel("position")),
+         Figure::line("rope_wavelengths.png", "Wavelength of each rotating pair", "pair j",
+                      "positions per turn")
+             .logy()
+             .add(Series("", "/pairs/pair", "/pairs/wavelength").marker("o"))});
     const auto path = g2c::exercises::save_result(options, "rope_tables.json", result);
     g2c::exercises::plot_result(options, path);
   });

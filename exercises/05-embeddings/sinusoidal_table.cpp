@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/tensor_json.h"
 #include "g2c/embeddings/positional.h"
 #include "g2c/embeddings/similarity.h"
@@ -44,36 +45,32 @@ int main(int argc, char** argv) {
     std::vector<std::int64_t> position_index(static_cast<std::size_t>(max_seq_len));
     for (std::int64_t p = 0; p < max_seq_len; ++p) position_index[p] = p;
     result["positions"] = position_index;
-    nlohmann::json series = nlohmann::json::array();
+    using g2c::exercises::Figure;
+    using g2c::exercises::Panel;
+    using g2c::exercises::Series;
+    auto clocks =
+        Figure::line("sinusoidal_columns.png", "Columns of the table: clocks at different speeds",
+                     "position", "value");
     result["columns"] = nlohmann::json::object();
     for (const auto column : columns) {
       if (column < 0 || column >= embedding_dim) continue;
       const auto key = std::to_string(column);
       result["columns"][key] = g2c::exercises::vector_json(table.select(1, column));
-      series.push_back(
-          {{"label", fmt::format("column {} ({})", column, column % 2 ? "cos" : "sin")},
-           {"x", "/positions"},
-           {"y", "/columns/" + key}});
+      clocks.add(Series(fmt::format("column {} ({})", column, column % 2 ? "cos" : "sin"),
+                        "/positions", "/columns/" + key));
     }
-    result["figures"] = {{{"file", "sinusoidal_table.png"},
-                          {"kind", "heatmaps"},
-                          {"title", "Sinusoidal positional encoding"},
-                          {"panels",
-                           {{{"matrix", "/table"},
-                             {"title", "PE (position, dim)"},
-                             {"xlabel", "dim"},
-                             {"ylabel", "position"},
-                             {"cmap", "RdBu"}},
-                            {{"matrix", "/row_similarity"},
-                             {"title", "cosine(PE[i], PE[j])"},
-                             {"xlabel", "position j"},
-                             {"ylabel", "position i"}}}}},
-                         {{"file", "sinusoidal_columns.png"},
-                          {"kind", "line"},
-                          {"title", "Columns of the table: clocks at different speeds"},
-                          {"xlabel", "position"},
-                          {"ylabel", "value"},
-                          {"series", series}}};
+    result["figures"] = g2c::exercises::figures(
+        {Figure::heatmaps("sinusoidal_table.png", "Sinusoidal positional encoding")
+             .add(Panel("/table")
+                      .title("PE (position, dim)")
+                      .xlabel("dim")
+                      .ylabel("position")
+                      .cmap("RdBu"))
+             .add(Panel("/row_similarity")
+                      .title("cosine(PE[i], PE[j])")
+                      .xlabel("position j")
+                      .ylabel("position i")),
+         clocks});
     const auto path = g2c::exercises::save_result(options, "sinusoidal_table.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -9,6 +9,7 @@
 
 #include "exercises/common/cli.h"
 #include "exercises/common/data.h"
+#include "exercises/common/figures.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/progress.h"
 #include "g2c/embeddings/similarity.h"
@@ -138,12 +139,12 @@ int main(int argc, char** argv) {
     result["losses"] = losses;
     result["timings"] = {{"train_seconds", seconds}};
     result["neighbours"] = neighbours;
-    result["figures"] = {{{"file", "skipgram_loss.png"},
-                          {"kind", "line"},
-                          {"title", "Skip-gram training loss (cross-entropy of the context)"},
-                          {"xlabel", "step"},
-                          {"ylabel", "loss"},
-                          {"series", {{{"y", "/losses"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::line("skipgram_loss.png", "Skip-gram training loss (cross-entropy of the context)",
+                      "step", "loss")
+             .add(Series("", nullptr, "/losses"))});
     const auto path = g2c::exercises::save_result(options, "skipgram.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/tensor_json.h"
 #include "g2c/embeddings/token_embedding.h"
 
@@ -59,23 +60,20 @@ int main(int argc, char** argv) {
     result["gradient_uses"] = {{"id", token_ids}, {"uses", g2c::exercises::vector_json(uses)}};
     std::vector<std::string> id_labels;
     for (const auto id : ids) id_labels.push_back(std::to_string(id));
-    result["figures"] = {
-        {{"file", "token_lookups.png"},
-         {"kind", "heatmaps"},
-         {"title", "Looking up ids returns rows of the table"},
-         {"cmap", "coolwarm"},
-         {"panels",
-          {{{"matrix", "/weight"}, {"title", "weight (V, D)"}, {"xlabel", "dim"}, {"ylabel", "id"}},
-           {{"matrix", "/lookups"},
-            {"title", "embedding(ids) (N, D)"},
-            {"xlabel", "dim"},
-            {"yticklabels", id_labels}}}}},
-        {{"file", "token_gradient_uses.png"},
-         {"kind", "bar"},
-         {"title", "Gradient reaches only the rows that were used"},
-         {"xlabel", "token id"},
-         {"ylabel", "grad row sum / D"},
-         {"series", {{{"x", "/gradient_uses/id"}, {"y", "/gradient_uses/uses"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Panel;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::heatmaps("token_lookups.png", "Looking up ids returns rows of the table")
+             .cmap("coolwarm")
+             .add(Panel("/weight").title("weight (V, D)").xlabel("dim").ylabel("id"))
+             .add(Panel("/lookups")
+                      .title("embedding(ids) (N, D)")
+                      .xlabel("dim")
+                      .yticklabels(id_labels)),
+         Figure::bar("token_gradient_uses.png", "Gradient reaches only the rows that were used",
+                     "token id", "grad row sum / D")
+             .add(Series("", "/gradient_uses/id", "/gradient_uses/uses"))});
     const auto path = g2c::exercises::save_result(options, "token_lookups.json", result);
     g2c::exercises::plot_result(options, path);
   });

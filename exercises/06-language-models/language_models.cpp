@@ -10,6 +10,7 @@
 
 #include "exercises/common/cli.h"
 #include "exercises/common/corpus.h"
+#include "exercises/common/figures.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/progress.h"
 #include "g2c/lm/lm.h"
@@ -139,20 +140,16 @@ nlohmann::json train(const std::string& label, g2c::lm::LanguageModelImpl& model
 
 nlohmann::json figure_for(const std::string& kind, const std::string& description,
                           double counts_perplexity) {
+  using g2c::exercises::Series;
   const auto base = "/tokenizers/" + kind + "/models/";
-  return {{"file", fmt::format("language_models_{}.png", kind)},
-          {"kind", "line"},
-          {"title", fmt::format("Validation perplexity, {}", description)},
-          {"xlabel", "step"},
-          {"ylabel", "validation perplexity (first tokens)"},
-          {"series",
-           {{{"label", "neural bigram"},
-             {"x", base + "neural_bigram/steps"},
-             {"y", base + "neural_bigram/val_perplexity"}},
-            {{"label", "MLP"}, {"x", base + "mlp/steps"}, {"y", base + "mlp/val_perplexity"}}}},
-          {"hlines",
-           {{{"y", counts_perplexity},
-             {"label", fmt::format("counts bigram {:.2f}", counts_perplexity)}}}}};
+  return g2c::exercises::Figure::line(fmt::format("language_models_{}.png", kind),
+                                      fmt::format("Validation perplexity, {}", description), "step",
+                                      "validation perplexity (first tokens)")
+      .add(Series("neural bigram", base + "neural_bigram/steps",
+                  base + "neural_bigram/val_perplexity"))
+      .add(Series("MLP", base + "mlp/steps", base + "mlp/val_perplexity"))
+      .hline(counts_perplexity, fmt::format("counts bigram {:.2f}", counts_perplexity))
+      .json();
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "g2c/attention/self_attention.h"
 
 namespace {
@@ -76,19 +77,19 @@ int main(int argc, char** argv) {
     result["module_output"] = rows(module_output.cpu());
     result["max_abs_difference"] = difference;
     result["agree"] = difference <= 1e-5;
-    result["figures"] = {{{"file", "hand_compute_weights.png"},
-                          {"kind", "heatmaps"},
-                          {"title", "Attention weights of the three tokens"},
-                          {"columns", 1},
-                          {"width", 5},
-                          {"height", 4},
-                          {"panels",
-                           {{{"title", "weights (query row, key column)"},
-                             {"matrix", "/steps/6/value"},
-                             {"xticklabels", {"[1,0]", "[0,1]", "[1,1]"}},
-                             {"yticklabels", {"[1,0]", "[0,1]", "[1,1]"}},
-                             {"vmin", 0},
-                             {"vmax", 1}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Panel;
+    const std::vector<std::string> tokens{"[1,0]", "[0,1]", "[1,1]"};
+    result["figures"] = g2c::exercises::figures(
+        {Figure::heatmaps("hand_compute_weights.png", "Attention weights of the three tokens")
+             .columns(1)
+             .width(5)
+             .height(4)
+             .add(Panel("/steps/6/value")
+                      .title("weights (query row, key column)")
+                      .xticklabels(tokens)
+                      .yticklabels(tokens)
+                      .range(0, 1))});
     const auto path = g2c::exercises::save_result(options, "hand_compute.json", result);
     g2c::exercises::plot_result(options, path);
     if (difference > 1e-5) throw std::runtime_error("the manual computation and forward disagree");

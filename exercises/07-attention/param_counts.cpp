@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "g2c/attention/self_attention.h"
 
 namespace {
@@ -50,22 +51,15 @@ int main(int argc, char** argv) {
     result["config"] = {{"dims", dims}, {"lengths", lengths}, {"length_sweep_dim", 64}};
     result["by_dim"] = {{"dim", dims}, {"parameters", by_dim}, {"formula", formula}};
     result["by_length"] = {{"length", lengths}, {"parameters", by_length}};
-    result["figures"] = {{{"file", "param_counts.png"},
-                          {"kind", "line"},
-                          {"title", "SelfAttention parameters against D: 4(D² + D)"},
-                          {"xlabel", "D"},
-                          {"ylabel", "parameters"},
-                          {"logx", true},
-                          {"logy", true},
-                          {"series",
-                           {{{"label", "counted"},
-                             {"x", "/by_dim/dim"},
-                             {"y", "/by_dim/parameters"},
-                             {"marker", "o"}},
-                            {{"label", "4(D² + D)"},
-                             {"x", "/by_dim/dim"},
-                             {"y", "/by_dim/formula"},
-                             {"style", "--"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::line("param_counts.png", "SelfAttention parameters against D: 4(D² + D)", "D",
+                      "parameters")
+             .logx()
+             .logy()
+             .add(Series("counted", "/by_dim/dim", "/by_dim/parameters").marker("o"))
+             .add(Series("4(D² + D)", "/by_dim/dim", "/by_dim/formula").style("--"))});
     const auto path = g2c::exercises::save_result(options, "param_counts.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/timing.h"
 #include "g2c/attention/self_attention.h"
 #include "g2c/core/errors.h"
@@ -102,40 +103,23 @@ int main(int argc, char** argv) {
     result["weights_megabytes"] = weights_megabytes;
     result["peak_rss_megabytes"] = module_rss;
     result["slope"] = {{"module", module_slope}, {"fused", fused_slope}};
-    result["figures"] = {
-        {{"file", "quadratic_cost_time.png"},
-         {"kind", "line"},
-         {"title", fmt::format("Forward time against T (slopes: module {:.2f}, fused {:.2f})",
-                               module_slope, fused_slope)},
-         {"xlabel", "T"},
-         {"ylabel", "seconds (median)"},
-         {"logx", true},
-         {"logy", true},
-         {"series",
-          {{{"label", "g2c SelfAttention"},
-            {"x", "/length"},
-            {"y", "/module_seconds"},
-            {"marker", "o"}},
-           {{"label", "at::scaled_dot_product_attention"},
-            {"x", "/length"},
-            {"y", "/fused_seconds"},
-            {"marker", "s"}}}}},
-        {{"file", "quadratic_cost_memory.png"},
-         {"kind", "line"},
-         {"title", "Memory against T"},
-         {"xlabel", "T"},
-         {"ylabel", "MB"},
-         {"logx", true},
-         {"logy", true},
-         {"series",
-          {{{"label", "T×T weights tensor"},
-            {"x", "/length"},
-            {"y", "/weights_megabytes"},
-            {"marker", "o"}},
-           {{"label", "process peak RSS"},
-            {"x", "/length"},
-            {"y", "/peak_rss_megabytes"},
-            {"marker", "s"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::line("quadratic_cost_time.png",
+                      fmt::format("Forward time against T (slopes: module {:.2f}, fused {:.2f})",
+                                  module_slope, fused_slope),
+                      "T", "seconds (median)")
+             .logx()
+             .logy()
+             .add(Series("g2c SelfAttention", "/length", "/module_seconds").marker("o"))
+             .add(Series("at::scaled_dot_product_attention", "/length", "/fused_seconds")
+                      .marker("s")),
+         Figure::line("quadratic_cost_memory.png", "Memory against T", "T", "MB")
+             .logx()
+             .logy()
+             .add(Series("T×T weights tensor", "/length", "/weights_megabytes").marker("o"))
+             .add(Series("process peak RSS", "/length", "/peak_rss_megabytes").marker("s"))});
     const auto path = g2c::exercises::save_result(options, "quadratic_cost.json", result);
     g2c::exercises::plot_result(options, path);
   });

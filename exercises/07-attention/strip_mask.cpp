@@ -222,17 +222,19 @@ nlohmann::json run_json(const Run& run) {
           {"sample", run.sample}};
 }
 
-nlohmann::json loss_figure(const Config& config, double baseline) {
-  using g2c::exercises::line_series;
-  return g2c::exercises::line_figure(
-      config.data == "random" ? "strip_mask_random_loss.png" : "strip_mask_loss.png",
-      fmt::format("Strip the mask ({}): next-token loss", config.data), "step", "cross-entropy",
-      {line_series("causal, train", "/runs/causal/steps", "/runs/causal/train_loss"),
-       line_series("causal, validation", "/runs/causal/steps", "/runs/causal/val_loss", "--"),
-       line_series("non-causal, train", "/runs/non_causal/steps", "/runs/non_causal/train_loss"),
-       line_series("non-causal, validation", "/runs/non_causal/steps", "/runs/non_causal/val_loss",
-                   "--")},
-      {g2c::exercises::hline(baseline, fmt::format("ln V = {:.3f}", baseline))});
+g2c::exercises::Figure loss_figure(const Config& config, double baseline) {
+  using g2c::exercises::Series;
+  return g2c::exercises::Figure::line(
+             config.data == "random" ? "strip_mask_random_loss.png" : "strip_mask_loss.png",
+             fmt::format("Strip the mask ({}): next-token loss", config.data), "step",
+             "cross-entropy")
+      .add(Series("causal, train", "/runs/causal/steps", "/runs/causal/train_loss").style("-"))
+      .add(Series("causal, validation", "/runs/causal/steps", "/runs/causal/val_loss").style("--"))
+      .add(Series("non-causal, train", "/runs/non_causal/steps", "/runs/non_causal/train_loss")
+               .style("-"))
+      .add(Series("non-causal, validation", "/runs/non_causal/steps", "/runs/non_causal/val_loss")
+               .style("--"))
+      .hline(baseline, fmt::format("ln V = {:.3f}", baseline));
 }
 
 }  // namespace
@@ -390,7 +392,7 @@ int main(int argc, char** argv) {
     result["baseline_ln_vocab"] = baseline;
     result["prompt"] = corpus.decode(prompt);
     result["runs"] = {{"causal", run_json(causal)}, {"non_causal", run_json(non_causal)}};
-    result["figures"] = {loss_figure(config, baseline)};
+    result["figures"] = g2c::exercises::figures({loss_figure(config, baseline)});
     const auto path = g2c::exercises::save_result(
         options, config.data == "random" ? "strip_mask_random.json" : "strip_mask.json", result);
     g2c::exercises::plot_result(options, path);

@@ -9,6 +9,7 @@
 #include "exercises/common/cli.h"
 #include "exercises/common/corpus.h"
 #include "exercises/common/data.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/tensor_json.h"
 #include "exercises/common/tiny_lm.h"
 #include "exercises/common/training.h"
@@ -126,7 +127,6 @@ int main(int argc, char** argv) {
         max_before, max_after, entropy_before, entropy_after);
 
     nlohmann::json examples = nlohmann::json::array();
-    nlohmann::json heatmaps = nlohmann::json::array();
     nlohmann::json page_examples = nlohmann::json::array();
     std::vector<std::pair<std::string, std::string>> samples;
     for (std::size_t i = 0; i < config.sentences.size(); ++i)
@@ -160,15 +160,20 @@ int main(int argc, char** argv) {
              {"note", "random initial weights (the toggle shows the causal pattern only)"}});
       }
     }
+    using g2c::exercises::Figure;
+    using g2c::exercises::Panel;
+    using g2c::exercises::Series;
+    auto heatmaps = Figure::heatmaps("visualize_sentences.png",
+                                     "Causal attention of the probe, before and after training")
+                        .columns(2);
     for (std::size_t i = 0; i < config.sentences.size(); ++i) {
       for (const std::string stage : {"before", "after"}) {
-        heatmaps.push_back({{"title", fmt::format("sentence {} {} training", i + 1, stage)},
-                            {"matrix", fmt::format("/examples/{}/causal_{}", i, stage)},
-                            {"xticklabels", fmt::format("/examples/{}/tokens", i)},
-                            {"yticklabels", fmt::format("/examples/{}/tokens", i)},
-                            {"vmin", 0},
-                            {"vmax", 1},
-                            {"fontsize", 5}});
+        heatmaps.add(Panel(fmt::format("/examples/{}/causal_{}", i, stage))
+                         .title(fmt::format("sentence {} {} training", i + 1, stage))
+                         .xticklabels(fmt::format("/examples/{}/tokens", i))
+                         .yticklabels(fmt::format("/examples/{}/tokens", i))
+                         .range(0, 1)
+                         .fontsize(5));
       }
     }
 
@@ -190,17 +195,10 @@ int main(int argc, char** argv) {
                            {"entropy_before", entropy_before},
                            {"entropy_after", entropy_after}};
     result["examples"] = examples;
-    result["figures"] = {{{"file", "visualize_sentences.png"},
-                          {"kind", "heatmaps"},
-                          {"title", "Causal attention of the probe, before and after training"},
-                          {"columns", 2},
-                          {"panels", heatmaps}},
-                         {{"file", "visualize_loss.png"},
-                          {"kind", "line"},
-                          {"title", "Probe training loss"},
-                          {"xlabel", "step"},
-                          {"ylabel", "cross-entropy"},
-                          {"series", {{{"label", "train"}, {"y", "/train_loss"}}}}}};
+    const auto loss =
+        Figure::line("visualize_loss.png", "Probe training loss", "step", "cross-entropy")
+            .add(Series("train", nullptr, "/train_loss"));
+    result["figures"] = g2c::exercises::figures({heatmaps, loss});
     const auto path = g2c::exercises::save_result(options, "visualize.json", result);
 
     // The page: the template with the data inlined, so it works from a file:// URL without network.

@@ -9,6 +9,7 @@
 
 #include "exercises/common/cli.h"
 #include "exercises/common/corpus.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/tensor_json.h"
 #include "exercises/common/tiny_lm.h"
 #include "exercises/common/training.h"
@@ -62,10 +63,14 @@ int main(int argc, char** argv) {
     }
     const auto probe = torch::tensor(probe_ids, torch::kLong).unsqueeze(0).to(device);  // (1, T)
 
+    using g2c::exercises::Figure;
+    using g2c::exercises::Panel;
+    using g2c::exercises::Series;
     nlohmann::json runs = nlohmann::json::array();
-    nlohmann::json loss_series = nlohmann::json::array();
-    nlohmann::json figures =
-        nlohmann::json::array({nullptr});  // [0]: the loss curves, filled in last
+    auto loss = Figure::line("heads_loss.png",
+                             "Training loss by head count (same parameters, same batches)", "step",
+                             "cross-entropy");
+    std::vector<Figure> figures;  // one heatmap figure per run; the loss curves go in front last
     for (std::size_t run_index = 0; run_index < config.heads.size(); ++run_index) {
       const std::int64_t heads = config.heads[run_index];
       torch::manual_seed(options.seed);
@@ -98,18 +103,20 @@ int main(int argc, char** argv) {
       torch::NoGradGuard no_grad;
       const auto weights = model->attention_weights(probe)[0];  // (H, T, T)
       nlohmann::json per_head = nlohmann::json::array();
-      nlohmann::json panels = nlohmann::json::array();
+      auto heatmap =
+          Figure::heatmaps(fmt::format("heads_H{}.png", heads),
+                           fmt::format("Per-head attention after training, H = {}", heads))
+              .columns(std::min<std::int64_t>(heads, 4));
       std::vector<double> entropies;
       for (std::int64_t h = 0; h < heads; ++h) {
         entropies.push_back(mean_row_entropy(weights[h]));
         per_head.push_back(g2c::exercises::matrix_json(weights[h]));
-        panels.push_back({{"title", fmt::format("head {} (entropy {:.2f})", h, entropies.back())},
-                          {"matrix", fmt::format("/runs/{}/weights/{}", run_index, h)},
-                          {"xticklabels", labels},
-                          {"yticklabels", labels},
-                          {"vmin", 0},
-                          {"vmax", 1},
-                          {"fontsize", 6}});
+        heatmap.add(Panel(fmt::format("/runs/{}/weights/{}", run_index, h))
+                        .title(fmt::format("head {} (entropy {:.2f})", h, entropies.back()))
+                        .xticklabels(labels)
+                        .yticklabels(labels)
+                        .range(0, 1)
+                        .fontsize(6));
       }
       fmt::print("H={}: final loss {:.3f}, attention parameters {}, per-head entropy {:.2f}\n",
                  heads, losses.back(), attention_parameters, fmt::join(entropies, ", "));
@@ -120,21 +127,10 @@ int main(int argc, char** argv) {
                       {"train_loss", losses},
                       {"head_entropy", entropies},
                       {"weights", per_head}});
-      loss_series.push_back({{"label", fmt::format("H = {}", heads)},
-                             {"x", fmt::format("/runs/{}/steps", run_index)},
-                             {"y", fmt::format("/runs/{}/train_loss", run_index)}});
-      figures.push_back({{"file", fmt::format("heads_H{}.png", heads)},
-                         {"kind", "heatmaps"},
-                         {"title", fmt::format("Per-head attention after training, H = {}", heads)},
-                         {"columns", std::min<std::int64_t>(heads, 4)},
-                         {"panels", panels}});
+      loss.add(Series(fmt::format("H = {}", heads), fmt::format("/runs/{}/steps", run_index),
+                      fmt::format("/runs/{}/train_loss", run_index)));
+      figures.push_back(heatmap);
     }
-    figures[0] = {{"file", "heads_loss.png"},
-                  {"kind", "line"},
-                  {"title", "Training loss by head count (same parameters, same batches)"},
-                  {"xlabel", "step"},
-                  {"ylabel", "cross-entropy"},
-                  {"series", loss_series}};
     auto result = g2c::exercises::run_metadata("08_heads", options, device);
     result["config"] = {{"heads", config.heads},
                         {"embedding_dim", config.embedding_dim},
@@ -148,7 +144,8 @@ int main(int argc, char** argv) {
                         {"tokenizer", "char"}};
     result["probe_tokens"] = labels;
     result["runs"] = runs;
-    result["figures"] = figures;
+    figures.insert(figures.begin(), loss);
+    result["figures"] = g2c::exercises::figures(figures);
     const auto path = g2c::exercises::save_result(options, "heads.json", result);
     g2c::exercises::plot_result(options, path);
   });

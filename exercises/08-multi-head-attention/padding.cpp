@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/tensor_json.h"
 #include "g2c/attention/masks.h"
 #include "g2c/attention/multi_head.h"
@@ -144,8 +145,15 @@ int main(int argc, char** argv) {
     const auto output_padding = attention->forward_masked(x, keys);
     const auto output_both = attention->forward_masked(x, keys_and_queries);
 
+    using g2c::exercises::Figure;
+    using g2c::exercises::Panel;
     nlohmann::json sentences = nlohmann::json::array();
-    nlohmann::json panels = nlohmann::json::array();
+    auto heatmaps = Figure::heatmaps("padding_weights.png",
+                                     fmt::format("Head {} of an untrained layer: padding without "
+                                                 "and with the mask",
+                                                 config.head))
+                        .columns(3)
+                        .panel_size(4.6, 4.0);
     fmt::print("{:<16} {:>6} {:>22} {:>26} {:>30}\n", "sentence", "tokens", "weight on padding",
                "max |padded - alone|", "output norm at padding");
     fmt::print("{:<16} {:>6} {:>22} {:>26} {:>30}\n", "", "", "no mask -> mask", "no mask -> mask",
@@ -195,16 +203,15 @@ int main(int argc, char** argv) {
           {"padding_mask", "padding_mask"},
           {"causal_and_padding", "causal | padding"}};
       for (const auto& [key, title] : columns) {
-        panels.push_back({{"title", fmt::format("\"{}\": {}", text, title)},
-                          {"matrix", fmt::format("/sentences/{}/weights/{}", b_text, key)},
-                          {"xticklabels", fmt::format("/sentences/{}/tokens", b_text)},
-                          {"yticklabels", fmt::format("/sentences/{}/tokens", b_text)},
-                          {"xlabel", "key"},
-                          {"ylabel", fmt::format("query ({} real of {})", length, T)},
-                          {"vmin", 0},
-                          {"vmax", 1},
-                          {"cmap", "magma"},
-                          {"fontsize", 7}});
+        heatmaps.add(Panel(fmt::format("/sentences/{}/weights/{}", b_text, key))
+                         .title(fmt::format("\"{}\": {}", text, title))
+                         .xticklabels(fmt::format("/sentences/{}/tokens", b_text))
+                         .yticklabels(fmt::format("/sentences/{}/tokens", b_text))
+                         .xlabel("key")
+                         .ylabel(fmt::format("query ({} real of {})", length, T))
+                         .range(0, 1)
+                         .cmap("magma")
+                         .fontsize(7));
       }
     }
 
@@ -220,15 +227,7 @@ int main(int argc, char** argv) {
                         {"tokenizer", "char"},
                         {"causal", false}};
     result["sentences"] = sentences;
-    result["figures"] = nlohmann::json::array(
-        {{{"file", "padding_weights.png"},
-          {"kind", "heatmaps"},
-          {"title", fmt::format("Head {} of an untrained layer: padding without and with the mask",
-                                config.head)},
-          {"columns", 3},
-          {"panel_width", 4.6},
-          {"panel_height", 4.0},
-          {"panels", panels}}});
+    result["figures"] = g2c::exercises::figures({heatmaps});
     const auto path = g2c::exercises::save_result(options, "padding.json", result);
     std::fflush(stdout);  // the table before the plotting script's own lines
     g2c::exercises::plot_result(options, path);

@@ -9,6 +9,7 @@
 #include "exercises/09-transformer/train_on_stream.h"
 #include "exercises/09-transformer/variants.h"
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/tensor_json.h"
 #include "g2c/transformer/transformer_lm.h"
 
@@ -74,11 +75,18 @@ int main(int argc, char** argv) {
       labels.push_back(std::to_string(window[t].item<std::int64_t>()));
     }
     const auto maps = g2c::exercises::toy::attention_maps(*model, ids);
+    using g2c::exercises::Figure;
+    using g2c::exercises::Panel;
+    using g2c::exercises::Series;
     nlohmann::json layers = nlohmann::json::array();
-    nlohmann::json figures = nlohmann::json::array();
+    std::vector<Figure> figures;
     for (std::size_t l = 0; l < maps.size(); ++l) {
       nlohmann::json heads = nlohmann::json::array();
-      nlohmann::json panels = nlohmann::json::array();
+      auto figure = Figure::heatmaps(fmt::format("attention_layer{}.png", l),
+                                     fmt::format("Layer {}: attention of each head on the toy "
+                                                 "stream (rows: queries, columns: keys)",
+                                                 l))
+                        .columns(std::min<std::int64_t>(config.num_heads, 2));
       for (std::int64_t h = 0; h < config.num_heads; ++h) {
         const auto weights = maps[l][h];  // (T, T)
         // Mean distance looked back, weighted by attention: 0 = each token looks at itself.
@@ -87,31 +95,20 @@ int main(int argc, char** argv) {
         const double distance = (weights * (rows - cols)).sum(-1).mean().item<double>();
         heads.push_back(
             {{"weights", g2c::exercises::matrix_json(weights)}, {"mean_distance", distance}});
-        panels.push_back(
-            {{"title", fmt::format("layer {} head {} (looks back {:.1f})", l, h, distance)},
-             {"matrix", fmt::format("/layers/{}/heads/{}/weights", l, h)},
-             {"xticklabels", "/tokens"},
-             {"yticklabels", "/tokens"},
-             {"vmin", 0},
-             {"vmax", 1},
-             {"fontsize", 6}});
+        figure.add(Panel(fmt::format("/layers/{}/heads/{}/weights", l, h))
+                       .title(fmt::format("layer {} head {} (looks back {:.1f})", l, h, distance))
+                       .xticklabels("/tokens")
+                       .yticklabels("/tokens")
+                       .range(0, 1)
+                       .fontsize(6));
         fmt::print("layer {} head {}: mean distance looked back {:.2f}\n", l, h, distance);
       }
       layers.push_back({{"layer", l}, {"heads", heads}});
-      figures.push_back({{"file", fmt::format("attention_layer{}.png", l)},
-                         {"kind", "heatmaps"},
-                         {"title", fmt::format("Layer {}: attention of each head on the toy "
-                                               "stream (rows: queries, columns: keys)",
-                                               l)},
-                         {"columns", std::min<std::int64_t>(config.num_heads, 2)},
-                         {"panels", panels}});
+      figures.push_back(figure);
     }
-    figures.push_back({{"file", "attention_maps_loss.png"},
-                       {"kind", "line"},
-                       {"title", "Training loss of the model drawn"},
-                       {"xlabel", "step"},
-                       {"ylabel", "training loss"},
-                       {"series", {{{"x", "/train_curve/steps"}, {"y", "/train_curve/loss"}}}}});
+    figures.push_back(Figure::line("attention_maps_loss.png", "Training loss of the model drawn",
+                                   "step", "training loss")
+                          .add(Series("", "/train_curve/steps", "/train_curve/loss")));
     auto result = g2c::exercises::run_metadata("09_attention_maps", options, device);
     result["config"] = {{"vocab_size", config.vocab_size},
                         {"embedding_dim", config.embedding_dim},
@@ -125,7 +122,7 @@ int main(int argc, char** argv) {
     result["accuracy_after_first_period"] = accuracy_after_period;
     result["tokens"] = labels;
     result["layers"] = layers;
-    result["figures"] = figures;
+    result["figures"] = g2c::exercises::figures(figures);
     const auto path = g2c::exercises::save_result(options, "attention_maps.json", result);
     g2c::exercises::plot_result(options, path);
   });

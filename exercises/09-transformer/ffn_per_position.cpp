@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/tensor_json.h"
 #include "g2c/transformer/ffn.h"
 
@@ -44,13 +45,13 @@ int main(int argc, char** argv) {
     result["max_abs_change"] = g2c::exercises::vector_json(change);
     result["max_change_elsewhere"] = others;
     result["per_position"] = per_position;
-    result["figures"] = {
-        {{"file", "ffn_per_position.png"},
-         {"kind", "bar"},
-         {"title", fmt::format("FFN output change after editing position {}", changed)},
-         {"xlabel", "position"},
-         {"ylabel", "max |Δ output|"},
-         {"series", {{{"x", "/positions"}, {"y", "/max_abs_change"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::bar("ffn_per_position.png",
+                     fmt::format("FFN output change after editing position {}", changed),
+                     "position", "max |Δ output|")
+             .add(Series("", "/positions", "/max_abs_change"))});
     const auto path = g2c::exercises::save_result(options, "ffn_per_position.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/tensor_json.h"
 #include "g2c/transformer/layer_norm.h"
 
@@ -48,21 +49,22 @@ int main(int argc, char** argv) {
     result["normalized"] = ok;
     result["x"] = g2c::exercises::matrix_json(flat_x);
     result["y"] = g2c::exercises::matrix_json(flat_y);
-    result["figures"] = {{{"file", "layer_norm.png"},
-                          {"kind", "heatmaps"},
-                          {"title", "LayerNorm: each row (a position) standardized on its own"},
-                          {"columns", 2},
-                          {"height", 4.0},
-                          {"panels",
-                           {{{"title", "input x (6 positions × 8 channels)"},
-                             {"matrix", "/x"},
-                             {"yticklabels", "/positions"},
-                             {"xlabel", "channel"}},
-                            {{"title", "LayerNorm(x)"},
-                             {"matrix", "/y"},
-                             {"yticklabels", "/positions"},
-                             {"xlabel", "channel"},
-                             {"cmap", "coolwarm"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Panel;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::heatmaps("layer_norm.png",
+                          "LayerNorm: each row (a position) standardized on its own")
+             .columns(2)
+             .height(4.0)
+             .add(Panel("/x")
+                      .title("input x (6 positions × 8 channels)")
+                      .yticklabels("/positions")
+                      .xlabel("channel"))
+             .add(Panel("/y")
+                      .title("LayerNorm(x)")
+                      .yticklabels("/positions")
+                      .xlabel("channel")
+                      .cmap("coolwarm"))});
     const auto path = g2c::exercises::save_result(options, "layer_norm.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "g2c/transformer/transformer_lm.h"
 
 namespace {
@@ -96,18 +97,18 @@ int main(int argc, char** argv) {
     result["parts"] = {{"token_embedding", embeddings}, {"positions", positions},
                        {"attention", attention},        {"feed_forward", feed_forward},
                        {"layer_norms", norms},          {"head_bias", head}};
-    nlohmann::json series = nlohmann::json::array();
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    auto figure =
+        Figure::bar("param_budget.png",
+                    "Where the parameters live (tied head: no V×D output matrix)", "", "parameters")
+            .logy()
+            .width(9);
     for (const std::string part : {"token_embedding", "positions", "attention", "feed_forward",
                                    "layer_norms", "head_bias"}) {
-      series.push_back({{"label", part}, {"x", "/labels"}, {"y", "/parts/" + part}});
+      figure.add(Series(part, "/labels", "/parts/" + part));
     }
-    result["figures"] = {{{"file", "param_budget.png"},
-                          {"kind", "bar"},
-                          {"title", "Where the parameters live (tied head: no V×D output matrix)"},
-                          {"ylabel", "parameters"},
-                          {"logy", true},
-                          {"width", 9},
-                          {"series", series}}};
+    result["figures"] = g2c::exercises::figures({figure});
     const auto path = g2c::exercises::save_result(options, "param_budget.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -10,6 +10,7 @@
 #include "exercises/09-transformer/train_on_stream.h"
 #include "exercises/09-transformer/variants.h"
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "g2c/transformer/transformer_lm.h"
 
 namespace {
@@ -44,8 +45,13 @@ int main(int argc, char** argv) {
     const auto model_options = g2c::transformer::TransformerLMOptions(
         config.vocab_size, config.embedding_dim, config.num_layers, config.num_heads,
         train.context_length);
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
     nlohmann::json runs = nlohmann::json::object();
-    nlohmann::json series = nlohmann::json::array();
+    auto figure = Figure::line("pre_post_norm.png",
+                               fmt::format("Pre-norm vs post-norm, L = {} ({}, lr {})",
+                                           config.num_layers, train.optimizer, train.lr),
+                               "step", "training loss");
     for (const auto wiring :
          {g2c::exercises::toy::Wiring::pre_norm, g2c::exercises::toy::Wiring::post_norm}) {
       const auto name = g2c::exercises::toy::wiring_name(wiring);
@@ -58,9 +64,8 @@ int main(int argc, char** argv) {
       fmt::print("{:<10} loss {:.4f} -> {:.4f} in {:.1f}s\n", name, training.train_loss.front(),
                  training.final_train_loss, training.wall_seconds);
       runs[name] = g2c::exercises::toy::curve_json(training);
-      series.push_back({{"label", name},
-                        {"x", fmt::format("/runs/{}/steps", name)},
-                        {"y", fmt::format("/runs/{}/loss", name)}});
+      figure.add(
+          Series(name, fmt::format("/runs/{}/steps", name), fmt::format("/runs/{}/loss", name)));
     }
     const double baseline = std::log(static_cast<double>(config.vocab_size));
     fmt::print("ln V = {:.3f} (a uniform guess)\n", baseline);
@@ -75,14 +80,7 @@ int main(int argc, char** argv) {
                         {"train", g2c::exercises::toy::settings_json(train)}};
     result["baseline_ln_vocab"] = baseline;
     result["runs"] = runs;
-    result["figures"] = {{{"file", "pre_post_norm.png"},
-                          {"kind", "line"},
-                          {"title", fmt::format("Pre-norm vs post-norm, L = {} ({}, lr {})",
-                                                config.num_layers, train.optimizer, train.lr)},
-                          {"xlabel", "step"},
-                          {"ylabel", "training loss"},
-                          {"series", series},
-                          {"hlines", {{{"y", baseline}, {"label", "ln V"}}}}}};
+    result["figures"] = g2c::exercises::figures({figure.hline(baseline, "ln V")});
     const auto path = g2c::exercises::save_result(options, "pre_post_norm.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/tensor_json.h"
 #include "g2c/transformer/block.h"
 
@@ -42,17 +43,13 @@ int main(int argc, char** argv) {
     result["max_change_zeroed"] = g2c::exercises::vector_json(zeroed);
     result["max_abs_difference"] = worst;
     result["identity"] = worst <= 1e-6;
-    result["figures"] = {
-        {{"file", "residual_identity.png"},
-         {"kind", "bar"},
-         {"title", "How far a block moves each position"},
-         {"xlabel", "position"},
-         {"ylabel", "max |block(x) - x|"},
-         {"series",
-          {{{"label", "as initialised"}, {"x", "/positions"}, {"y", "/max_change_initialised"}},
-           {{"label", "out_proj and fc2 zeroed"},
-            {"x", "/positions"},
-            {"y", "/max_change_zeroed"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::bar("residual_identity.png", "How far a block moves each position", "position",
+                     "max |block(x) - x|")
+             .add(Series("as initialised", "/positions", "/max_change_initialised"))
+             .add(Series("out_proj and fc2 zeroed", "/positions", "/max_change_zeroed"))});
     const auto path = g2c::exercises::save_result(options, "residual_identity.json", result);
     g2c::exercises::plot_result(options, path);
   });

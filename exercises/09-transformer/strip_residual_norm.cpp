@@ -12,6 +12,7 @@
 #include "exercises/09-transformer/train_on_stream.h"
 #include "exercises/09-transformer/variants.h"
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "g2c/core/errors.h"
 #include "g2c/transformer/transformer_lm.h"
 
@@ -53,12 +54,20 @@ int main(int argc, char** argv) {
     }
     const auto stream = g2c::exercises::toy::toy_stream(config.repeats);
     const double baseline = std::log(static_cast<double>(config.vocab_size));
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
     nlohmann::json runs = nlohmann::json::object();
-    nlohmann::json figures = nlohmann::json::array();
-    nlohmann::json by_depth = nlohmann::json::array();
+    std::vector<Figure> figures;
+    auto by_depth = Figure::line("strip_final_by_depth.png",
+                                 fmt::format("Final training loss after {} steps", train.steps),
+                                 "blocks L", "final training loss")
+                        .hline(baseline, "ln V");
     for (const auto& name : config.wirings) {
       const auto wiring = g2c::exercises::toy::parse_wiring(name);
-      nlohmann::json series = nlohmann::json::array();
+      auto figure =
+          Figure::line(fmt::format("strip_{}.png", name),
+                       fmt::format("{}: training loss by depth", name), "step", "training loss")
+              .hline(baseline, "ln V");
       std::vector<double> finals;
       for (const auto depth : config.depths) {
         torch::manual_seed(config.model_seed);
@@ -76,30 +85,15 @@ int main(int argc, char** argv) {
         runs[name][key] = g2c::exercises::toy::curve_json(training);
         runs[name][key]["num_layers"] = depth;
         finals.push_back(training.final_train_loss);
-        series.push_back({{"label", fmt::format("L = {}", depth)},
-                          {"x", fmt::format("/runs/{}/{}/steps", name, key)},
-                          {"y", fmt::format("/runs/{}/{}/loss", name, key)}});
+        figure.add(Series(fmt::format("L = {}", depth), fmt::format("/runs/{}/{}/steps", name, key),
+                          fmt::format("/runs/{}/{}/loss", name, key)));
       }
       runs[name]["final_by_depth"] = finals;
-      figures.push_back({{"file", fmt::format("strip_{}.png", name)},
-                         {"kind", "line"},
-                         {"title", fmt::format("{}: training loss by depth", name)},
-                         {"xlabel", "step"},
-                         {"ylabel", "training loss"},
-                         {"series", series},
-                         {"hlines", {{{"y", baseline}, {"label", "ln V"}}}}});
-      by_depth.push_back({{"label", name},
-                          {"x", "/config/depths"},
-                          {"y", fmt::format("/runs/{}/final_by_depth", name)},
-                          {"marker", "o"}});
+      figures.push_back(figure);
+      by_depth.add(
+          Series(name, "/config/depths", fmt::format("/runs/{}/final_by_depth", name)).marker("o"));
     }
-    figures.push_back({{"file", "strip_final_by_depth.png"},
-                       {"kind", "line"},
-                       {"title", fmt::format("Final training loss after {} steps", train.steps)},
-                       {"xlabel", "blocks L"},
-                       {"ylabel", "final training loss"},
-                       {"series", by_depth},
-                       {"hlines", {{{"y", baseline}, {"label", "ln V"}}}}});
+    figures.push_back(by_depth);
     auto result = g2c::exercises::run_metadata("09_strip_residual_norm", options, device);
     result["config"] = {{"depths", config.depths},
                         {"wirings", config.wirings},
@@ -112,7 +106,7 @@ int main(int argc, char** argv) {
                         {"train", g2c::exercises::toy::settings_json(train)}};
     result["baseline_ln_vocab"] = baseline;
     result["runs"] = runs;
-    result["figures"] = figures;
+    result["figures"] = g2c::exercises::figures(figures);
     const auto path = g2c::exercises::save_result(options, "strip_residual_norm.json", result);
     g2c::exercises::plot_result(options, path);
   });

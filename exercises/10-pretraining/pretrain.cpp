@@ -288,21 +288,22 @@ int main(int argc, char** argv) {
     result["artifact"] = {{"dir", artifact.string()},
                           {"name", reloaded.manifest.at("name")},
                           {"reloaded_max_param_difference", max_difference}};
-    using g2c::exercises::hline;
-    using g2c::exercises::line_figure;
-    using g2c::exercises::line_series;
-    result["figures"] = {
-        line_figure("pretrain_loss.png", "ShakespeareLM pretraining loss", "step",
-                    "cross-entropy (nats)",
-                    {line_series("train (one batch)", "/history/step", "/history/train_loss"),
-                     line_series("validation", "/history/val_step", "/history/val_loss")},
-                    {hline(ln_vocab, fmt::format("ln V = {:.2f} (uniform guess)", ln_vocab))}),
-        line_figure("pretrain_lr.png", "Learning rate: warmup + cosine", "step", "lr",
-                    {line_series("lr", "/history/step", "/history/lr")}),
-        line_figure("pretrain_grad_norm.png", "Gradient norm before clipping", "step",
-                    "global norm",
-                    {line_series("grad norm", "/history/step", "/history/grad_norm")},
-                    {hline(config.grad_clip, "clip")})};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    const auto loss =
+        Figure::line("pretrain_loss.png", "ShakespeareLM pretraining loss", "step",
+                     "cross-entropy (nats)")
+            .add(Series("train (one batch)", "/history/step", "/history/train_loss").style("-"))
+            .add(Series("validation", "/history/val_step", "/history/val_loss").style("-"))
+            .hline(ln_vocab, fmt::format("ln V = {:.2f} (uniform guess)", ln_vocab));
+    const auto lr = Figure::line("pretrain_lr.png", "Learning rate: warmup + cosine", "step", "lr")
+                        .add(Series("lr", "/history/step", "/history/lr").style("-"));
+    const auto grad_norm =
+        Figure::line("pretrain_grad_norm.png", "Gradient norm before clipping", "step",
+                     "global norm")
+            .add(Series("grad norm", "/history/step", "/history/grad_norm").style("-"))
+            .hline(config.grad_clip, "clip");
+    result["figures"] = g2c::exercises::figures({loss, lr, grad_norm});
     const auto path = g2c::exercises::save_result(options, "pretrain.json", result);
     g2c::exercises::plot_result(options, path);
   });

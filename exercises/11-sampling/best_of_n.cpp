@@ -16,6 +16,7 @@
 #include "exercises/common/corpus.h"
 #include "exercises/common/course_tokenizer.h"
 #include "exercises/common/data.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/generation.h"
 #include "g2c/core/errors.h"
 #include "g2c/sampling/best_of_n.h"
@@ -264,23 +265,19 @@ int main(int argc, char** argv) {
                         {"distinct_trigram_ratio", distinct},
                         {"new_tokens", lengths}};
     result["seconds"] = seconds;
-    result["figures"] = {
-        {{"file", "best_of_n_scores.png"},
-         {"kind", "scatter"},
-         {"title", fmt::format("{} candidates: log-probability against length", config.n)},
-         {"xlabel", "new tokens"},
-         {"ylabel", "log p of the continuation (nats)"},
-         {"series",
-          {{{"label", "candidate"}, {"x", "/series/new_tokens"}, {"y", "/series/score"}}}},
-         {"hlines", {{{"y", single_score}, {"label", "single sample"}}}}},
-        {{"file", "best_of_n_per_token.png"},
-         {"kind", "scatter"},
-         {"title", "Mean log-probability per new token against length"},
-         {"xlabel", "new tokens"},
-         {"ylabel", "log p per new token (nats)"},
-         {"series",
-          {{{"label", "candidate"}, {"x", "/series/new_tokens"}, {"y", "/series/mean_score"}}}},
-         {"hlines", {{{"y", single_mean}, {"label", "single sample"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::scatter("best_of_n_scores.png",
+                         fmt::format("{} candidates: log-probability against length", config.n),
+                         "new tokens", "log p of the continuation (nats)")
+             .add(Series("candidate", "/series/new_tokens", "/series/score"))
+             .hline(single_score, "single sample"),
+         Figure::scatter("best_of_n_per_token.png",
+                         "Mean log-probability per new token against length", "new tokens",
+                         "log p per new token (nats)")
+             .add(Series("candidate", "/series/new_tokens", "/series/mean_score"))
+             .hline(single_mean, "single sample")});
     const auto path = g2c::exercises::save_result(options, "best_of_n.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -15,6 +15,7 @@
 #include "exercises/common/corpus.h"
 #include "exercises/common/course_tokenizer.h"
 #include "exercises/common/data.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/generation.h"
 #include "exercises/common/tensor_json.h"
 #include "g2c/core/errors.h"
@@ -146,7 +147,16 @@ int main(int argc, char** argv) {
     std::vector<std::int64_t> rank_axis(ranks);
     for (std::int64_t r = 0; r < ranks; ++r) rank_axis[r] = r + 1;
     nlohmann::json distributions = nlohmann::json::array();
-    nlohmann::json prob_series = nlohmann::json::array(), mass_series = nlohmann::json::array();
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    auto probabilities =
+        Figure::line("decoding_probabilities.png",
+                     fmt::format("Next token after {:?}: sorted probabilities", config.probe),
+                     "rank", "probability")
+            .logy();
+    auto mass =
+        Figure::line("decoding_cumulative.png", "Probability mass of the most likely tokens",
+                     "number of most likely tokens", "cumulative probability");
     fmt::print("\nnext token after {:?}:\n{:<32} {:>9} {:>9}  top tokens\n", config.probe,
                "setting", "survivors", "entropy");
     for (std::size_t i = 0; i < warps.size(); ++i) {
@@ -171,12 +181,9 @@ int main(int argc, char** argv) {
       entry["sorted_probabilities"] = g2c::exercises::vector_json(sorted.narrow(0, 0, ranks));
       entry["cumulative"] = g2c::exercises::vector_json(sorted.cumsum(0).narrow(0, 0, ranks));
       distributions.push_back(entry);
-      prob_series.push_back({{"label", warps[i].name},
-                             {"x", "/ranks"},
-                             {"y", fmt::format("/distributions/{}/sorted_probabilities", i)}});
-      mass_series.push_back({{"label", warps[i].name},
-                             {"x", "/ranks"},
-                             {"y", fmt::format("/distributions/{}/cumulative", i)}});
+      probabilities.add(Series(warps[i].name, "/ranks",
+                               fmt::format("/distributions/{}/sorted_probabilities", i)));
+      mass.add(Series(warps[i].name, "/ranks", fmt::format("/distributions/{}/cumulative", i)));
     }
 
     // Samples: the same prompt and seed under each setting.
@@ -242,28 +249,12 @@ int main(int argc, char** argv) {
     result["probe_tokens"] = probe_ids.size();
     result["distributions"] = distributions;
     result["samples"] = samples;
-    result["figures"] = {
-        {{"file", "decoding_probabilities.png"},
-         {"kind", "line"},
-         {"title", fmt::format("Next token after {:?}: sorted probabilities", config.probe)},
-         {"xlabel", "rank"},
-         {"ylabel", "probability"},
-         {"logy", true},
-         {"series", prob_series}},
-        {{"file", "decoding_cumulative.png"},
-         {"kind", "line"},
-         {"title", "Probability mass of the most likely tokens"},
-         {"xlabel", "number of most likely tokens"},
-         {"ylabel", "cumulative probability"},
-         {"series", mass_series}},
-        {{"file", "decoding_loss.png"},
-         {"kind", "line"},
-         {"title", "Training loss of the model being sampled"},
-         {"xlabel", "step"},
-         {"ylabel", "cross-entropy"},
-         {"series",
-          {{{"label", "train"}, {"x", "/training/steps"}, {"y", "/training/train_loss"}}}},
-         {"hlines", {{{"y", training["ln_vocab"]}, {"label", "ln V (uniform guess)"}}}}}};
+    result["figures"] = g2c::exercises::figures(
+        {probabilities, mass,
+         Figure::line("decoding_loss.png", "Training loss of the model being sampled", "step",
+                      "cross-entropy")
+             .add(Series("train", "/training/steps", "/training/train_loss"))
+             .hline(ln_vocab, "ln V (uniform guess)")});
     const auto path = g2c::exercises::save_result(options, "decoding.json", result);
     g2c::exercises::plot_result(options, path);
   });

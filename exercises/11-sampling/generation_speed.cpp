@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/timing.h"
 #include "g2c/core/errors.h"
 #include "g2c/nn/device.h"
@@ -137,17 +138,15 @@ int main(int argc, char** argv) {
     result["labels"] = labels;
     result["uncached_tokens_per_s"] = uncached_rates;
     result["cached_tokens_per_s"] = cached_rates;
-    result["figures"] = {
-        {{"file", "generation_speed.png"},
-         {"kind", "bar"},
-         {"title", fmt::format("Generation speed on {}, ShakespeareLM-1M shape",
-                               g2c::nn::device_name(device))},
-         {"ylabel", "tokens / s"},
-         {"series",
-          {{{"label", "generate (no cache)"}, {"x", "/labels"}, {"y", "/uncached_tokens_per_s"}},
-           {{"label", "generate_cached (KV cache)"},
-            {"x", "/labels"},
-            {"y", "/cached_tokens_per_s"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::bar("generation_speed.png",
+                     fmt::format("Generation speed on {}, ShakespeareLM-1M shape",
+                                 g2c::nn::device_name(device)),
+                     "", "tokens / s")
+             .add(Series("generate (no cache)", "/labels", "/uncached_tokens_per_s"))
+             .add(Series("generate_cached (KV cache)", "/labels", "/cached_tokens_per_s"))});
     const auto path = g2c::exercises::save_result(options, "generation_speed.json", result);
     g2c::exercises::plot_result(options, path);
   });

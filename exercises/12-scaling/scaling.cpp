@@ -341,7 +341,7 @@ int main(int argc, char** argv) {
     result["rungs"] = rungs;
     result["fit"] = fit;
     result["ln_vocab"] = std::log(static_cast<double>(tokenizer.size()));
-    result["figures"] = g2c::exercises::ladder_figures(rungs, fit);
+    result["figures"] = g2c::exercises::figures(g2c::exercises::ladder_figures(rungs, fit));
     const auto path = g2c::exercises::save_result(options, "scaling.json", result);
     g2c::exercises::plot_result(options, path);
   });

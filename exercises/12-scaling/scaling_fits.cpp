@@ -8,7 +8,6 @@
 
 #include <fmt/format.h>
 
-#include "exercises/common/figures.h"
 #include "g2c/core/errors.h"
 
 namespace g2c::exercises {
@@ -124,45 +123,43 @@ nlohmann::json fit_ladder(const nlohmann::json& rungs, std::int64_t from_step) {
   return fit;
 }
 
-std::vector<nlohmann::json> ladder_figures(const nlohmann::json& rungs, const nlohmann::json& fit) {
+std::vector<Figure> ladder_figures(const nlohmann::json& rungs, const nlohmann::json& fit) {
   const auto& by_n_fit = fit["loss_vs_parameters"];
   const auto& by_c_fit = fit["loss_vs_compute"];
-  auto measured = line_series("final validation loss", "/fit/points/non_embedding",
-                              "/fit/points/final_val_loss");
-  measured["marker"] = "o";
-  std::vector<nlohmann::json> by_n_series = {measured};
+  const auto log_log = [](const std::string& file, const std::string& title,
+                          const std::string& xlabel) {
+    return Figure::line(file, title, xlabel, "validation loss (nats)").logx().logy();
+  };
+  auto by_n = log_log("scaling_params.png", "Validation loss against model size, same tokens",
+                      "non-embedding parameters N");
+  auto by_c = log_log("scaling_compute.png", "Validation loss against training compute",
+                      "compute C = 6 N tokens (FLOPs)");
+  auto by_tokens =
+      log_log("scaling_tokens.png", "Validation loss against tokens, per size", "training tokens");
+  by_n.add(
+      Series("final validation loss", "/fit/points/non_embedding", "/fit/points/final_val_loss")
+          .style("-")
+          .marker("o"));
   if (by_n_fit.contains("curve")) {
-    by_n_series.push_back(
-        line_series(fmt::format("fit L = {:.2f} N^-{:.3f}", by_n_fit["a"].get<double>(),
+    by_n.add(Series(fmt::format("fit L = {:.2f} N^-{:.3f}", by_n_fit["a"].get<double>(),
                                 by_n_fit["alpha"].get<double>()),
-                    "/fit/loss_vs_parameters/curve/x", "/fit/loss_vs_parameters/curve/loss", "--"));
+                    "/fit/loss_vs_parameters/curve/x", "/fit/loss_vs_parameters/curve/loss")
+                 .style("--"));
   }
-  std::vector<nlohmann::json> by_c_series, by_tokens_series;
   for (std::size_t i = 0; i < rungs.size(); ++i) {
     const auto name = rungs[i]["name"].get<std::string>();
     const auto rung = fmt::format("/rungs/{}/", i);
-    by_c_series.push_back(line_series(name, rung + "curve/compute", rung + "history/val_loss"));
-    by_c_series.back()["marker"] = ".";
-    by_tokens_series.push_back(line_series(name, rung + "curve/tokens", rung + "history/val_loss"));
+    by_c.add(
+        Series(name, rung + "curve/compute", rung + "history/val_loss").style("-").marker("."));
+    by_tokens.add(Series(name, rung + "curve/tokens", rung + "history/val_loss").style("-"));
   }
   if (by_c_fit.contains("curve")) {
-    by_c_series.push_back(
-        line_series(fmt::format("frontier fit L = {:.2f} C^-{:.3f}", by_c_fit["a"].get<double>(),
+    by_c.add(Series(fmt::format("frontier fit L = {:.2f} C^-{:.3f}", by_c_fit["a"].get<double>(),
                                 by_c_fit["alpha"].get<double>()),
-                    "/fit/loss_vs_compute/curve/x", "/fit/loss_vs_compute/curve/loss", "--"));
+                    "/fit/loss_vs_compute/curve/x", "/fit/loss_vs_compute/curve/loss")
+                 .style("--"));
   }
-  std::vector<nlohmann::json> figures = {
-      line_figure("scaling_params.png", "Validation loss against model size, same tokens",
-                  "non-embedding parameters N", "validation loss (nats)", by_n_series),
-      line_figure("scaling_compute.png", "Validation loss against training compute",
-                  "compute C = 6 N tokens (FLOPs)", "validation loss (nats)", by_c_series),
-      line_figure("scaling_tokens.png", "Validation loss against tokens, per size",
-                  "training tokens", "validation loss (nats)", by_tokens_series)};
-  for (auto& figure : figures) {
-    figure["logx"] = true;
-    figure["logy"] = true;
-  }
-  return figures;
+  return {by_n, by_c, by_tokens};
 }
 
 }  // namespace g2c::exercises

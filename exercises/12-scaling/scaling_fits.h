@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "exercises/common/figures.h"
+
 namespace g2c::exercises {
 
 /// L = a · x^(−alpha), fitted by least squares on (ln x, ln L).
@@ -50,6 +52,6 @@ nlohmann::json fit_ladder(const nlohmann::json& rungs, std::int64_t from_step);
 
 /// The three figures (log-log): loss against N with the fit, against compute with one curve per
 /// rung and the frontier's fit, and against tokens, one curve per rung.
-std::vector<nlohmann::json> ladder_figures(const nlohmann::json& rungs, const nlohmann::json& fit);
+std::vector<Figure> ladder_figures(const nlohmann::json& rungs, const nlohmann::json& fit);
 
 }  // namespace g2c::exercises

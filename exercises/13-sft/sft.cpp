@@ -15,6 +15,7 @@
 
 #include "exercises/13-sft/sft_runs.h"
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/tasks.h"
 #include "g2c/core/errors.h"
 #include "g2c/pretraining/model_artifact.h"
@@ -228,45 +229,32 @@ int main(int argc, char** argv) {
     }
     result["sweep_series"] = {
         {"examples", sweep_x}, {"speaker", sweep_speaker}, {"completion", sweep_completion}};
-    result["figures"] = {
-        {{"file", "sft_accuracy.png"},
-         {"kind", "bar"},
-         {"title",
-          fmt::format("{} before and after SFT (held-out, 95% intervals in sft.json)", base_name)},
-         {"ylabel", "accuracy"},
-         {"series",
-          {{{"label", "speaker (exact)"}, {"x", "/bars/labels"}, {"y", "/bars/speaker"}},
-           {{"label", "completion (first word)"}, {"x", "/bars/labels"}, {"y", "/bars/completion"}},
-           {{"label", "replies ending with <|end|>"},
-            {"x", "/bars/labels"},
-            {"y", "/bars/stops"}}}}},
-        {{"file", "sft_loss.png"},
-         {"kind", "line"},
-         {"title", "SFT training loss (masked cross-entropy)"},
-         {"xlabel", "step"},
-         {"ylabel", "loss"},
-         {"series",
-          {{{"label", "mask: replies"}, {"x", "/history/step"}, {"y", "/history/train_loss"}}}}},
-        {{"file", "sft_data_sweep.png"},
-         {"kind", "line"},
-         {"title", "Held-out accuracy against SFT examples"},
-         {"xlabel", "training examples"},
-         {"ylabel", "accuracy"},
-         {"logx", true},
-         {"series",
-          {{{"label", "speaker (exact)"},
-            {"x", "/sweep_series/examples"},
-            {"y", "/sweep_series/speaker"},
-            {"marker", "o"}},
-           {{"label", "completion (first word)"},
-            {"x", "/sweep_series/examples"},
-            {"y", "/sweep_series/completion"},
-            {"marker", "o"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    auto loss =
+        Figure::line("sft_loss.png", "SFT training loss (masked cross-entropy)", "step", "loss")
+            .add(Series("mask: replies", "/history/step", "/history/train_loss"));
     if (ablation_history.is_object()) {
-      result["figures"][1]["series"].push_back({{"label", "mask: every token"},
-                                                {"x", "/ablation_history/step"},
-                                                {"y", "/ablation_history/train_loss"}});
+      loss.add(
+          Series("mask: every token", "/ablation_history/step", "/ablation_history/train_loss"));
     }
+    result["figures"] = g2c::exercises::figures(
+        {Figure::bar("sft_accuracy.png",
+                     fmt::format("{} before and after SFT (held-out, 95% intervals in sft.json)",
+                                 base_name),
+                     "", "accuracy")
+             .add(Series("speaker (exact)", "/bars/labels", "/bars/speaker"))
+             .add(Series("completion (first word)", "/bars/labels", "/bars/completion"))
+             .add(Series("replies ending with <|end|>", "/bars/labels", "/bars/stops")),
+         loss,
+         Figure::line("sft_data_sweep.png", "Held-out accuracy against SFT examples",
+                      "training examples", "accuracy")
+             .logx()
+             .add(Series("speaker (exact)", "/sweep_series/examples", "/sweep_series/speaker")
+                      .marker("o"))
+             .add(Series("completion (first word)", "/sweep_series/examples",
+                         "/sweep_series/completion")
+                      .marker("o"))});
     const auto path = g2c::exercises::save_result(options, "sft.json", result);
     g2c::exercises::plot_result(options, path);
     fmt::print("{:.0f} s in all ({:.0f} s for the main SFT run)\n", seconds, train_seconds);

@@ -12,6 +12,7 @@
 
 #include "exercises/13-sft/sft_runs.h"
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "g2c/core/errors.h"
 #include "g2c/lora/adapter.h"
 #include "g2c/lora/inject.h"
@@ -205,29 +206,21 @@ int main(int argc, char** argv) {
         {"completion",
          {full_scores.completion.first_word.value(), lora_scores.completion.first_word.value()}},
         {"stops", {full_scores.speaker.stopped.value(), lora_scores.speaker.stopped.value()}}};
-    result["figures"] = {
-        {{"file", "lora_loss.png"},
-         {"kind", "line"},
-         {"title", "SFT loss: every weight against adapters only"},
-         {"xlabel", "step"},
-         {"ylabel", "masked cross-entropy"},
-         {"series",
-          {{{"label", fmt::format("full ({} parameters)", full_count.trainable)},
-            {"x", "/full/history/step"},
-            {"y", "/full/history/train_loss"}},
-           {{"label", fmt::format("LoRA r {} ({} parameters)", config.rank, lora_count.trainable)},
-            {"x", "/lora/history/step"},
-            {"y", "/lora/history/train_loss"}}}}},
-        {{"file", "lora_accuracy.png"},
-         {"kind", "bar"},
-         {"title", "Held-out accuracy (95% intervals in lora.json)"},
-         {"ylabel", "accuracy"},
-         {"series",
-          {{{"label", "speaker (exact)"}, {"x", "/bars/labels"}, {"y", "/bars/speaker"}},
-           {{"label", "completion (first word)"}, {"x", "/bars/labels"}, {"y", "/bars/completion"}},
-           {{"label", "replies ending with <|end|>"},
-            {"x", "/bars/labels"},
-            {"y", "/bars/stops"}}}}}};
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    result["figures"] = g2c::exercises::figures(
+        {Figure::line("lora_loss.png", "SFT loss: every weight against adapters only", "step",
+                      "masked cross-entropy")
+             .add(Series(fmt::format("full ({} parameters)", full_count.trainable),
+                         "/full/history/step", "/full/history/train_loss"))
+             .add(
+                 Series(fmt::format("LoRA r {} ({} parameters)", config.rank, lora_count.trainable),
+                        "/lora/history/step", "/lora/history/train_loss")),
+         Figure::bar("lora_accuracy.png", "Held-out accuracy (95% intervals in lora.json)", "",
+                     "accuracy")
+             .add(Series("speaker (exact)", "/bars/labels", "/bars/speaker"))
+             .add(Series("completion (first word)", "/bars/labels", "/bars/completion"))
+             .add(Series("replies ending with <|end|>", "/bars/labels", "/bars/stops"))});
     const auto path = g2c::exercises::save_result(options, "lora.json", result);
     g2c::exercises::plot_result(options, path);
   });

@@ -15,6 +15,7 @@
 #include "exercises/13-sft/sft_runs.h"
 #include "exercises/14-dpo/preferences.h"
 #include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/proportion.h"
 #include "exercises/common/run_log.h"
 #include "exercises/common/tasks.h"
@@ -301,28 +302,26 @@ int main(int argc, char** argv) {
     if (!base_parent.empty()) result["lineage"].push_back(base_parent);
 
     // Curves of every run, and held-out accuracy before and after.
-    nlohmann::json margin_series = nlohmann::json::array(),
-                   accuracy_series = nlohmann::json::array(), loss_series = nlohmann::json::array();
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    auto margin = Figure::line("dpo_reward_margin.png",
+                               "DPO reward margin: beta * (log-ratio of chosen - log-ratio of "
+                               "rejected)",
+                               "step", "reward margin");
+    auto accuracy = Figure::line("dpo_preference_accuracy.png",
+                                 "DPO preference accuracy (chosen reward > rejected reward)",
+                                 "step", "accuracy");
+    auto loss = Figure::line("dpo_loss.png", "DPO loss (ln 2 = no preference yet)", "step", "loss");
     for (std::size_t r = 0; r < runs.size(); ++r) {
       const auto beta = runs[r]["beta"].get<double>();
       const auto at = fmt::format("/runs/{}/history", r);
-      margin_series.push_back({{"label", fmt::format("train, beta {}", beta)},
-                               {"x", at + "/step"},
-                               {"y", at + "/reward_margin"}});
-      margin_series.push_back({{"label", fmt::format("held-out, beta {}", beta)},
-                               {"x", at + "/val_step"},
-                               {"y", at + "/val_reward_margin"},
-                               {"marker", "o"}});
-      accuracy_series.push_back({{"label", fmt::format("train, beta {}", beta)},
-                                 {"x", at + "/step"},
-                                 {"y", at + "/accuracy"}});
-      accuracy_series.push_back({{"label", fmt::format("held-out, beta {}", beta)},
-                                 {"x", at + "/val_step"},
-                                 {"y", at + "/val_accuracy"},
-                                 {"marker", "o"}});
-      loss_series.push_back({{"label", fmt::format("train, beta {}", beta)},
-                             {"x", at + "/step"},
-                             {"y", at + "/train_loss"}});
+      const auto train = fmt::format("train, beta {}", beta);
+      const auto held_out = fmt::format("held-out, beta {}", beta);
+      margin.add(Series(train, at + "/step", at + "/reward_margin"))
+          .add(Series(held_out, at + "/val_step", at + "/val_reward_margin").marker("o"));
+      accuracy.add(Series(train, at + "/step", at + "/accuracy"))
+          .add(Series(held_out, at + "/val_step", at + "/val_accuracy").marker("o"));
+      loss.add(Series(train, at + "/step", at + "/train_loss"));
     }
     result["bars"] = {
         {"labels", {base_name, config.artifact.name}},
@@ -332,38 +331,16 @@ int main(int argc, char** argv) {
          {before_pref["speaker"]["value"], after_pref["speaker"]["value"]}},
         {"prefers_chosen_completion",
          {before_pref["completion"]["value"], after_pref["completion"]["value"]}}};
-    result["figures"] = {
-        {{"file", "dpo_reward_margin.png"},
-         {"kind", "line"},
-         {"title", "DPO reward margin: beta * (log-ratio of chosen - log-ratio of rejected)"},
-         {"xlabel", "step"},
-         {"ylabel", "reward margin"},
-         {"series", margin_series}},
-        {{"file", "dpo_preference_accuracy.png"},
-         {"kind", "line"},
-         {"title", "DPO preference accuracy (chosen reward > rejected reward)"},
-         {"xlabel", "step"},
-         {"ylabel", "accuracy"},
-         {"series", accuracy_series}},
-        {{"file", "dpo_loss.png"},
-         {"kind", "line"},
-         {"title", "DPO loss (ln 2 = no preference yet)"},
-         {"xlabel", "step"},
-         {"ylabel", "loss"},
-         {"series", loss_series}},
-        {{"file", "dpo_accuracy.png"},
-         {"kind", "bar"},
-         {"title", "Held-out, before and after DPO (95% intervals in dpo.json)"},
-         {"ylabel", "accuracy"},
-         {"series",
-          {{{"label", "speaker (exact reply)"}, {"x", "/bars/labels"}, {"y", "/bars/speaker"}},
-           {{"label", "completion (first word)"}, {"x", "/bars/labels"}, {"y", "/bars/completion"}},
-           {{"label", "prefers chosen (speaker pairs)"},
-            {"x", "/bars/labels"},
-            {"y", "/bars/prefers_chosen_speaker"}},
-           {{"label", "prefers chosen (completion pairs)"},
-            {"x", "/bars/labels"},
-            {"y", "/bars/prefers_chosen_completion"}}}}}};
+    result["figures"] = g2c::exercises::figures(
+        {margin, accuracy, loss,
+         Figure::bar("dpo_accuracy.png",
+                     "Held-out, before and after DPO (95% intervals in dpo.json)", "", "accuracy")
+             .add(Series("speaker (exact reply)", "/bars/labels", "/bars/speaker"))
+             .add(Series("completion (first word)", "/bars/labels", "/bars/completion"))
+             .add(Series("prefers chosen (speaker pairs)", "/bars/labels",
+                         "/bars/prefers_chosen_speaker"))
+             .add(Series("prefers chosen (completion pairs)", "/bars/labels",
+                         "/bars/prefers_chosen_completion"))});
     const auto path = g2c::exercises::save_result(options, "dpo.json", result);
     g2c::exercises::plot_result(options, path);
     fmt::print("{:.0f} s in all ({:.0f} s for the main DPO run)\n", seconds, train_seconds);

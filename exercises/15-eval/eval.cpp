@@ -16,6 +16,7 @@
 #include "exercises/15-eval/evals.h"
 #include "exercises/common/cli.h"
 #include "exercises/common/data.h"
+#include "exercises/common/figures.h"
 #include "exercises/common/tasks.h"
 #include "g2c/core/errors.h"
 #include "g2c/eval/eval.h"
@@ -244,12 +245,14 @@ int main(int argc, char** argv) {
     nlohmann::json models = nlohmann::json::array(), labels = nlohmann::json::array();
     std::vector<nlohmann::json> accuracy_by_task(evaluated.front().reports.size(),
                                                  nlohmann::json::array());
-    nlohmann::json reliability_series = nlohmann::json::array();
-    reliability_series.push_back({{"label", "perfectly calibrated"},
-                                  {"x", {0.0, 1.0}},
-                                  {"y", {0.0, 1.0}},
-                                  {"style", "--"},
-                                  {"color", "gray"}});
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    auto reliability =
+        Figure::line("eval_reliability.png",
+                     "Reliability of the multiple-choice confidence (raw scores)",
+                     "confidence (mean of the bin)", "accuracy in the bin")
+            .aspect("equal")
+            .add(Series("perfectly calibrated", {0.0, 1.0}, {0.0, 1.0}).style("--").color("gray"));
     for (const auto& eval : evaluated) {
       nlohmann::json tasks_json = nlohmann::json::object();
       for (std::size_t t = 0; t < eval.reports.size(); ++t) {
@@ -270,8 +273,7 @@ int main(int argc, char** argv) {
         bins_y.push_back(eval.reliability.bin_accuracy[b]);
         bins_n.push_back(eval.reliability.bin_count[b]);
       }
-      reliability_series.push_back(
-          {{"label", eval.name}, {"x", bins_x}, {"y", bins_y}, {"marker", "o"}});
+      reliability.add(Series(eval.name, bins_x, bins_y).marker("o"));
       nlohmann::json changes = nlohmann::json::object();
       const auto parent_name = g2c::exercises::base_artifact_of(eval.manifest);
       for (const auto& parent : evaluated) {
@@ -303,27 +305,17 @@ int main(int argc, char** argv) {
     }
     result["models"] = models;
     result["bars"] = {{"labels", labels}};
-    nlohmann::json bar_series = nlohmann::json::array();
+    auto accuracy =
+        Figure::bar("eval_accuracy.png",
+                    "Held-out accuracy (chance on the choice tasks: 25%; intervals in summary.md)",
+                    "", "accuracy");
     for (std::size_t t = 0; t < accuracy_by_task.size(); ++t) {
       const auto task = evaluated.front().reports[t].task_name;
       result["bars"][fmt::format("task{}", t)] = accuracy_by_task[t];
-      bar_series.push_back(
-          {{"label", task}, {"x", "/bars/labels"}, {"y", fmt::format("/bars/task{}", t)}});
+      accuracy.add(Series(task, "/bars/labels", fmt::format("/bars/task{}", t)));
     }
     result["seconds"] = seconds;
-    result["figures"] = {
-        {{"file", "eval_accuracy.png"},
-         {"kind", "bar"},
-         {"title", "Held-out accuracy (chance on the choice tasks: 25%; intervals in summary.md)"},
-         {"ylabel", "accuracy"},
-         {"series", bar_series}},
-        {{"file", "eval_reliability.png"},
-         {"kind", "line"},
-         {"title", "Reliability of the multiple-choice confidence (raw scores)"},
-         {"xlabel", "confidence (mean of the bin)"},
-         {"ylabel", "accuracy in the bin"},
-         {"aspect", "equal"},
-         {"series", reliability_series}}};
+    result["figures"] = g2c::exercises::figures({accuracy, reliability});
     const auto path = g2c::exercises::save_result(options, "eval.json", result);
     g2c::exercises::plot_result(options, path);
     fmt::print("{:.0f} s in all\n", seconds);

@@ -1,5 +1,6 @@
 # What every smoke script starts with; sourced as `source scripts/lib/smoke.sh [build dir]`.
-# Sets ROOT, build (default build/reference), bin, a temporary out folder removed on exit, python
+# Sets ROOT, build (default build/reference), bin, a temporary out folder removed on exit (copied
+# first to $G2C_SMOKE_KEEP when that is set, to compare two builds' results), python
 # (the project's, else the system's), the data folder, and `common`: the options every run takes.
 # Programs are built on demand (cmake/G2CCourse.cmake), so it first brings them up to date: a
 # no-op when scripts/test.sh has just built them.
@@ -10,7 +11,11 @@ bin="$build/bin"
 cmake --build "$build" --target programs >/dev/null ||
   { echo "smoke: building the programs of $build failed (cmake --build $build --target programs)"; exit 1; }
 out="$(mktemp -d)"
-trap 'rm -rf "$out"' EXIT
+keep_results() {
+  if [[ -n "${G2C_SMOKE_KEEP:-}" ]]; then mkdir -p "$G2C_SMOKE_KEEP" && cp -r "$out"/. "$G2C_SMOKE_KEEP"/; fi
+  rm -rf "$out"
+}
+trap keep_results EXIT
 export G2C_DATA_DIR="${G2C_DATA_DIR:-$ROOT/data}"
 python="$ROOT/.venv/bin/python"
 [[ -x "$python" ]] || python=python3

@@ -315,17 +315,42 @@ TEST_CASE("corpus_split_is_ninety_ten", "[exercises]") {
   CHECK_THROWS_AS(random.val_prefix(101), g2c::ValueError);
 }
 
-TEST_CASE("line_figure_keeps_a_single_series_and_reference_line_in_arrays", "[exercises]") {
-  // plot.py iterates both lists: one entry must still arrive as an array of one, not as the entry.
-  const auto figure = g2c::exercises::line_figure(
-      "loss.png", "Loss", "step", "nats", {g2c::exercises::line_series("train", "/x", "/y")},
-      {g2c::exercises::hline(1.0, "ln V")});
-  REQUIRE(figure["series"].is_array());
-  REQUIRE(figure["hlines"].is_array());
-  CHECK(figure["series"].size() == 1);
-  CHECK(figure["hlines"].size() == 1);
-  CHECK(figure["hlines"][0]["y"] == 1.0);
-  CHECK(g2c::exercises::line_figure("a.png", "", "", "", {})["hlines"].empty());
+TEST_CASE("figure_builders_write_the_keys_plot_py_reads", "[exercises]") {
+  using g2c::exercises::Figure;
+  using g2c::exercises::Panel;
+  using g2c::exercises::Points;
+  using g2c::exercises::Series;
+  // plot.py iterates series, hlines, panels and contours: one entry must still arrive as an array
+  // of one, not as the entry itself.
+  const nlohmann::json line = Figure::line("loss.png", "Loss", "step", "nats")
+                                  .add(Series("train", "/x", "/y").style("--").marker("o"))
+                                  .hline(1.0, "ln V")
+                                  .logy()
+                                  .json();
+  CHECK(line == nlohmann::json::parse(R"({"file": "loss.png", "kind": "line", "title": "Loss",
+      "xlabel": "step", "ylabel": "nats", "logy": true,
+      "series": [{"label": "train", "x": "/x", "y": "/y", "style": "--", "marker": "o"}],
+      "hlines": [{"y": 1.0, "label": "ln V"}]})"));
+  // Unset keys are left out, so plot.py's defaults apply: no label, x = 0, 1, 2, ...
+  const nlohmann::json bar =
+      Figure::bar("b.png", "", "", "").add(Series("", nullptr, {1, 2})).json();
+  CHECK(bar == nlohmann::json::parse(R"({"file": "b.png", "kind": "bar", "title": "",
+      "series": [{"y": [1, 2]}]})"));
+  const nlohmann::json maps =
+      Figure::heatmaps("h.png", "Heads")
+          .columns(2)
+          .add(Panel("/w").title("head 0").range(0.0, 1.0).contour({0.5}, "black"))
+          .add(Panel("/v").add(Points("/px", "/py").label("data")))
+          .json();
+  REQUIRE(maps["panels"].size() == 2);
+  CHECK(maps["panels"][0] == nlohmann::json::parse(R"({"matrix": "/w", "title": "head 0",
+      "vmin": 0.0, "vmax": 1.0, "contours": [{"levels": [0.5], "color": "black"}]})"));
+  CHECK(maps["panels"][1]["points"] ==
+        nlohmann::json::parse(R"([{"x": "/px", "y": "/py", "label": "data"}])"));
+  const nlohmann::json list = g2c::exercises::figures({Figure::line("a.png", "A", "", "")});
+  REQUIRE(list.is_array());
+  CHECK(list.size() == 1);
+  CHECK(list[0]["file"] == "a.png");
 }
 
 // Modules 13-15 share their task data through artifacts/datasets/shakespeare-tasks: what one
