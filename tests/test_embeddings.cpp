@@ -187,6 +187,25 @@ TEST_CASE("rotary_cos_at_position_zero_is_one") {
   CHECK(close(rope->sin[0], torch::zeros({16}), 1e-6));
 }
 
+TEST_CASE("rotary_pair_j_turns_at_base_to_the_minus_2j_over_d") {
+  // An edition addition: the other tests hold for any frequencies; this one checks them.
+  const std::int64_t D = 8;
+  const double base = 100.0;
+  const auto [cos, sin] = g2c::embeddings::RotaryEmbeddingImpl::build_cos_sin(3, D, base);
+  for (std::int64_t j = 0; j < D / 2; ++j) {
+    const double theta = std::pow(base, -2.0 * static_cast<double>(j) / static_cast<double>(D));
+    for (std::int64_t position = 1; position < 3; ++position) {
+      const double angle = static_cast<double>(position) * theta;
+      INFO("pair " << j << " at position " << position << ": expected angle " << angle
+                   << " = position * base^(-2j/D); your cos " << cos[position][j].item<double>()
+                   << "\nThe exponents are 0, 2, 4, ... over D (torch::arange(0, D, 2) / D), "
+                      "one per pair, and column j + D/2 repeats column j");
+      CHECK(cos[position][j].item<double>() == Approx(std::cos(angle)).margin(1e-6));
+      CHECK(sin[position][j + D / 2].item<double>() == Approx(std::sin(angle)).margin(1e-6));
+    }
+  }
+}
+
 TEST_CASE("rotary_forward_preserves_shape") {
   RotaryEmbedding rope(128, 16);
   CHECK(rope(torch::randn({2, 10, 16})).sizes() == torch::IntArrayRef({2, 10, 16}));

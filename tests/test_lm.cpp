@@ -2,6 +2,7 @@
 // one for one with the Python edition's tests/test_lm.py, plus
 // language_models_match_cpu_on_accelerator of this edition (tests/course_tests.txt). Tests tagged
 // [clean] pass on the scaffold.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -22,6 +23,21 @@ using g2c::lm::TrainLMOptions;
 using g2c::testing::close;
 
 namespace {
+
+// Scores that do not depend on the context: a test knows the exact answer without relying on
+// another function of the module.
+class FixedScoresLM : public g2c::lm::LanguageModelImpl {
+ public:
+  FixedScoresLM(const torch::Tensor& scores, std::int64_t context_length)
+      : LanguageModelImpl("fixed", scores.size(0), context_length), scores_(scores) {}
+  torch::Tensor logits(const torch::Tensor& context) override {
+    const auto ids = as_context(context);                                        // (B, N)
+    return scores_.unsqueeze(0).expand({ids.size(0), scores_.size(0)}).clone();  // (B, V)
+  }
+
+ private:
+  torch::Tensor scores_;
+};
 
 at::Generator seeded(std::uint64_t seed) {
   return at::make_generator<at::CPUGeneratorImpl>(seed);
@@ -241,6 +257,27 @@ TEST_CASE("mlp_forward_position_sensitive") {
   CHECK_FALSE(torch::allclose(forward, backward, 0.0, 1e-3));
 }
 
+TEST_CASE("mlp_forward_concatenates_the_context_vectors_in_order") {
+  // An edition addition: the flattened context is token 0's D numbers, then token 1's, ...
+  MLPLanguageModel model(4, 2, 2, 4);  // V 4, N 2, D 2, H 4
+  {
+    torch::NoGradGuard no_grad;
+    model->embedding->weight.copy_(
+        torch::tensor({{0.1f, 0.2f}, {0.3f, 0.4f}, {0.5f, 0.6f}, {0.7f, 0.8f}}));
+    model->hidden->W.copy_(torch::eye(4));  // hidden = the flattened context itself
+    model->hidden->b.zero_();
+    model->output->W.copy_(torch::eye(4));  // logits = tanh(hidden)
+    model->output->b.zero_();
+  }
+  const auto logits = model->forward(torch::tensor({{1, 3}}, torch::kLong));
+  const auto expected = torch::tanh(torch::tensor({{0.3f, 0.4f, 0.7f, 0.8f}}));
+  INFO(
+      "your logits " << logits << "\nexpected " << expected
+                     << "\nFlatten the (B, N, D) vectors to (B, N*D) as they lie, token after "
+                        "token (vectors.flatten(1) or view(B, -1)), not dimension after dimension");
+  CHECK(close(logits, expected, 1e-6));
+}
+
 // --- get_batch (implemented for you) ---------------------------------------------------------
 
 TEST_CASE("get_batch_shapes", "[clean]") {
@@ -285,6 +322,19 @@ TEST_CASE("perplexity_perfect_model_is_one") {
   CHECK(g2c::lm::perplexity(model, ids, 256, "cpu") == within(1.0, 1e-3));
 }
 
+TEST_CASE("perplexity_counts_every_window_to_the_end") {
+  // An edition addition: a stream of L ids has L - N windows, the last one included.
+  FixedScoresLM model(torch::tensor({std::log(0.9), std::log(0.1)}), 1);
+  const auto ids = torch::tensor({0, 0, 0, 0, 0, 1}, torch::kLong);  // targets 0 0 0 0 1
+  const double expected = std::exp(-(4 * std::log(0.9) + std::log(0.1)) / 5);
+  const double without_last = 1 / 0.9;
+  const double ppl = g2c::lm::perplexity(model, ids, 2, "cpu");
+  INFO("your perplexity " << ppl << "; over all 5 windows " << expected
+                          << "; without the last window " << without_last
+                          << "\nWindows start at 0 .. L - N - 1: there are L - N of them");
+  CHECK(ppl == Approx(expected).epsilon(1e-6));
+}
+
 TEST_CASE("perplexity_works_for_neural_bigram") {
   NeuralBigramLM model(10, 8);
   const double value = g2c::lm::perplexity(model, random_ids(200, 10), 64, "cpu");
@@ -319,6 +369,17 @@ TEST_CASE("sample_token_range") {
     CHECK(id >= 0);
     CHECK(id < 10);
   }
+}
+
+TEST_CASE("sample_low_temperature_picks_the_top_token") {
+  // An edition addition: temperature divides the logits, so T -> 0 sharpens towards argmax.
+  FixedScoresLM model(torch::tensor({2.0, 0.0, 0.0, 0.0}), 1);
+  const auto ids = g2c::lm::sample(model, {1}, 40, 0.05, seeded(3), "cpu");
+  const auto top = std::count(ids.begin() + 1, ids.end(), 0);
+  INFO(top << " of 40 tokens were the top-scoring one"
+           << "\nSample from softmax(logits / temperature): dividing by T = 0.05 makes the top "
+              "token's probability about 1 - 3e-17; multiplying by T flattens it towards uniform");
+  CHECK(top == 40);
 }
 
 TEST_CASE("sample_works_for_counts_model") {

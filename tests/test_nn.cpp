@@ -255,6 +255,20 @@ TEST_CASE("sgd_step_with_weight_decay") {
   CHECK(close(p.detach(), tensor({0.8f, 1.7f}), 1e-6));
 }
 
+TEST_CASE("sgd_weight_decay_is_scaled_by_the_learning_rate") {
+  // An edition addition: the Python test uses lr = 1, where lr * wd and wd are the same number.
+  torch::Tensor p = tensor({1, 2}).requires_grad_();
+  p.mutable_grad() = tensor({0.1f, 0.1f});
+  SGD sgd({p}, /*lr=*/0.5, /*weight_decay=*/0.1);
+  sgd.step();
+  // p - lr (g + wd p) = [1 - 0.5 * 0.2, 2 - 0.5 * 0.3]
+  INFO("your p " << p.detach()
+                 << "\nSGD with weight decay steps along g + wd * p, all of it "
+                    "times lr: p -= lr * (grad + weight_decay * p). Shrinking p by (1 - wd) apart "
+                    "from the lr gives [0.85, 1.75]");
+  CHECK(close(p.detach(), tensor({0.9f, 1.85f}), 1e-6));
+}
+
 TEST_CASE("sgd_step_skips_no_grad_params") {
   torch::Tensor with_grad = tensor({1}).requires_grad_();
   torch::Tensor without_grad = tensor({5}).requires_grad_();
@@ -292,6 +306,30 @@ TEST_CASE("train_linear_regression") {
 // An addition of this edition, run where CUDA or MPS exists: one training step of a small network
 // on the accelerator must match the same step on the CPU. Any tensor a layer, the loss or the
 // optimizer creates on the CPU (torch::zeros({n}) without the input's device) fails here.
+TEST_CASE("train_one_epoch_weights_a_short_last_batch_by_its_size") {
+  // An edition addition: the epoch's loss is the mean over examples, so a last batch of one
+  // example counts once, not as much as a full batch.
+  Linear layer(2, 2);
+  {
+    torch::NoGradGuard no_grad;
+    layer->W.copy_(torch::eye(2));  // logits = the input itself
+    layer->b.zero_();
+  }
+  Sequential model(layer);
+  const std::vector<Batch> batches{
+      {torch::tensor({{2.f, 0.f}, {2.f, 0.f}, {2.f, 0.f}}), torch::zeros({3}, torch::kLong)},
+      {torch::tensor({{0.f, 2.f}}), torch::zeros({1}, torch::kLong)}};
+  SGD frozen(model->parameters(), /*lr=*/0.0);  // the model stays as it is
+  const double easy = std::log1p(std::exp(-2.0)), hard = std::log1p(std::exp(2.0));
+  const double per_example = (3 * easy + hard) / 4, per_batch = (easy + hard) / 2;
+  const double loss = train_one_epoch(*model, batches, frozen, CrossEntropyLoss());
+  INFO("your epoch loss " << loss << "; the mean over the 4 examples " << per_example
+                          << "; the mean of the 2 batch means " << per_batch
+                          << "\nAdd each batch's loss times its size and divide by the number of "
+                             "examples: the last batch is often smaller than the others");
+  CHECK(loss == Approx(per_example).epsilon(1e-6));
+}
+
 TEST_CASE("training_step_matches_cpu_on_accelerator", "[accelerator]") {
   const std::optional<torch::Device> device = g2c::testing::accelerator_device();
   if (!device) G2C_SKIP(g2c::testing::kNoAccelerator);

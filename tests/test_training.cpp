@@ -85,6 +85,23 @@ TEST_CASE("adamw_step_basic_bias_corrected") {
   CHECK(all_close(opt.v[0], tensor({0.00001f})));
 }
 
+TEST_CASE("adamw_eps_outside_the_square_root") {
+  // An edition addition. With eps = 1e-8 the Python tests cannot tell sqrt(v) + eps from
+  // sqrt(v + eps); with a gradient as small as eps they are far apart.
+  torch::Tensor p = tensor({1}).requires_grad_();
+  p.mutable_grad() = tensor({1e-3f});
+  AdamW opt({p}, /*lr=*/0.1, /*betas=*/{0.9, 0.999}, /*eps=*/1e-3, /*weight_decay=*/0.0);
+  opt.step();
+  // m̂ = 1e-3 and v̂ = 1e-6: the update is lr * 1e-3 / (1e-3 + 1e-3) = lr / 2.
+  const float expected = 1.0f - 0.05f;
+  const float eps_inside = static_cast<float>(1.0 - 0.1 * 1e-3 / std::sqrt(1e-6 + 1e-3));
+  INFO("your p " << p.detach() << "; the formula gives " << expected << ", eps inside the root "
+                 << eps_inside
+                 << "\nAdamW divides by sqrt(v_hat) + eps: eps is added after the "
+                    "square root");
+  CHECK(all_close(p, tensor({expected})));
+}
+
 TEST_CASE("adamw_step_accumulates_moments_across_steps") {
   torch::Tensor p = tensor({1}).requires_grad_();
   AdamW opt({p}, /*lr=*/0.001, /*betas=*/{0.9, 0.999}, /*eps=*/1e-8, /*weight_decay=*/0.0);
