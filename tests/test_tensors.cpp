@@ -362,6 +362,19 @@ TEST_CASE("softmax_handles_large_values") {
   CHECK(y[0][1].item<float>() > y[0][0].item<float>());
 }
 
+TEST_CASE("softmax_shifts_each_slice_by_its_own_max") {
+  // An edition addition: shifting by the whole tensor's max is still exact for the row that holds
+  // it, but a row far below it underflows to 0 / 0.
+  const auto x = torch::tensor({{1000.0f, 1001.0f}, {-1000.0f, -999.0f}});
+  const auto y = g2c::tensors::softmax(x, -1);
+  const auto expected = torch::tensor({{0.26894142f, 0.73105858f}, {0.26894142f, 0.73105858f}});
+  INFO("your softmax " << y
+                       << "\nSubtract each slice's own max, x.max(dim, /*keepdim=*/true), "
+                          "not x.max() of the whole tensor: the second row's exponents would all "
+                          "underflow to 0");
+  CHECK(py_allclose(y, expected, 1e-6));
+}
+
 TEST_CASE("softmax_matches_torch") {
   torch::manual_seed(0);
   const auto x = torch::randn({4, 8});
