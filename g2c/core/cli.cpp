@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 
@@ -23,6 +24,19 @@ CLI::Option* declare_option(CLI::App& app, const std::string& name, T& value,
   return app.add_option(name, value, help)->capture_default_str();
 }
 
+// A check of a number that says what it expected: "--threads: expected a number >= 0, got -1".
+// (CLI11's own ranges print their bounds as full doubles: 0.000000 to 1797693134862315...)
+CLI::Validator number_check(const std::string& description, const std::string& expected,
+                            std::function<bool(double)> accepts) {
+  return CLI::Validator(
+      [expected, accepts](std::string& input) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(input, value)) return "expected a number, got " + input;
+        return accepts(value) ? "" : "expected a number " + expected + ", got " + input;
+      },
+      description);
+}
+
 int fail(const std::string& message, int status) {
   std::cout.flush();
   std::fflush(stdout);
@@ -33,22 +47,24 @@ int fail(const std::string& message, int status) {
 }  // namespace
 
 OptionRef& OptionRef::positive() {
-  option_->check(CLI::PositiveNumber);
+  option_->check(number_check("POSITIVE", "> 0", [](double value) { return value > 0; }));
   return *this;
 }
 
 OptionRef& OptionRef::non_negative() {
-  option_->check(CLI::NonNegativeNumber);
+  option_->check(number_check("NONNEGATIVE", ">= 0", [](double value) { return value >= 0; }));
   return *this;
 }
 
 OptionRef& OptionRef::integer_range(std::int64_t low, std::int64_t high) {
-  option_->check(CLI::Range(low, high));
-  return *this;
+  return real_range(static_cast<double>(low), static_cast<double>(high));
 }
 
 OptionRef& OptionRef::real_range(double low, double high) {
-  option_->check(CLI::Range(low, high));
+  std::ostringstream bounds;
+  bounds << "in [" << low << ", " << high << "]";
+  option_->check(number_check(bounds.str(), bounds.str(),
+                              [low, high](double value) { return low <= value && value <= high; }));
   return *this;
 }
 

@@ -110,6 +110,20 @@ TEST_CASE("command_line_checks_refuse_bad_values_before_the_program_runs", "[cor
   CHECK(refused({"--must", "x", "--unknown"}));
 }
 
+TEST_CASE("command_line_refusals_say_what_was_expected", "[core][cli]") {
+  g2c::CommandLine app{"test"};
+  int threads = 0;
+  double p = 0.5;
+  app.add_option("--threads", threads, "threads").non_negative();
+  const Run negative = run(app, {"--threads", "-1"});
+  CHECK(negative.status == g2c::kExitBadInput);
+  CHECK_THAT(negative.out, Catch::Matchers::Contains("--threads: expected a number >= 0, got -1"));
+  g2c::CommandLine again{"test"};
+  again.add_option("--p", p, "p").range(0.0, 1.0);
+  const Run outside = run(again, {"--p", "1.5"});
+  CHECK_THAT(outside.out, Catch::Matchers::Contains("--p: expected a number in [0, 1], got 1.5"));
+}
+
 TEST_CASE("command_line_help_shows_defaults_unless_told_not_to_and_exits_zero", "[core][cli]") {
   g2c::CommandLine app{"What the program does"};
   std::int64_t steps = 1234;
