@@ -149,6 +149,7 @@ PY
   fi
   verify_gguf "$partial" ||
     { rm -f "$partial"; die "$source_name is not SmolLM2-135M-Instruct.Q4_1.gguf: expected $SMOLLM2_BYTES bytes with sha256 $SMOLLM2_SHA256"; }
+  chmod 644 "$partial"  # mktemp's 0600 is for the partial file, not for the model
   mv "$partial" "$gguf"
   did "$gguf from $source_name (size and sha256 verified)"
 fi
