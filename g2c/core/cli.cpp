@@ -26,13 +26,17 @@ CLI::Option* declare_option(CLI::App& app, const std::string& name, T& value,
 
 // A check of a number that says what it expected: "--threads: expected a number >= 0, got -1".
 // (CLI11's own ranges print their bounds as full doubles: 0.000000 to 1797693134862315...)
+template <typename Number>
 CLI::Validator number_check(const std::string& description, const std::string& expected,
-                            std::function<bool(double)> accepts) {
+                            std::function<bool(Number)> accepts) {
+  const char* kind = std::is_integral_v<Number> ? "an integer" : "a number";
   return CLI::Validator(
-      [expected, accepts](std::string& input) -> std::string {
-        double value = 0;
-        if (!CLI::detail::lexical_cast(input, value)) return "expected a number, got " + input;
-        return accepts(value) ? "" : "expected a number " + expected + ", got " + input;
+      [expected, accepts, kind](std::string& input) -> std::string {
+        Number value{};
+        if (!CLI::detail::lexical_cast(input, value))
+          return std::string("expected ") + kind + ", got " + input;
+        return accepts(value) ? ""
+                              : std::string("expected ") + kind + " " + expected + ", got " + input;
       },
       description);
 }
@@ -47,24 +51,29 @@ int fail(const std::string& message, int status) {
 }  // namespace
 
 OptionRef& OptionRef::positive() {
-  option_->check(number_check("POSITIVE", "> 0", [](double value) { return value > 0; }));
+  option_->check(number_check<double>("POSITIVE", "> 0", [](double value) { return value > 0; }));
   return *this;
 }
 
 OptionRef& OptionRef::non_negative() {
-  option_->check(number_check("NONNEGATIVE", ">= 0", [](double value) { return value >= 0; }));
+  option_->check(
+      number_check<double>("NONNEGATIVE", ">= 0", [](double value) { return value >= 0; }));
   return *this;
 }
 
 OptionRef& OptionRef::integer_range(std::int64_t low, std::int64_t high) {
-  return real_range(static_cast<double>(low), static_cast<double>(high));
+  const std::string bounds = "in [" + std::to_string(low) + ", " + std::to_string(high) + "]";
+  option_->check(number_check<std::int64_t>(
+      bounds, bounds, [low, high](std::int64_t value) { return low <= value && value <= high; }));
+  return *this;
 }
 
 OptionRef& OptionRef::real_range(double low, double high) {
   std::ostringstream bounds;
   bounds << "in [" << low << ", " << high << "]";
-  option_->check(number_check(bounds.str(), bounds.str(),
-                              [low, high](double value) { return low <= value && value <= high; }));
+  option_->check(number_check<double>(bounds.str(), bounds.str(), [low, high](double value) {
+    return low <= value && value <= high;
+  }));
   return *this;
 }
 

@@ -233,7 +233,7 @@ class Cursor {
   const std::filesystem::path& path_;
 };
 
-// std::visit helper for the integer alternatives.
+// The value of an integer entry of either signedness, as int64 (refused when it does not fit).
 std::int64_t as_integer(const GGUFValue& value, const std::string& key,
                         const std::filesystem::path& path) {
   if (const auto* i = std::get_if<std::int64_t>(&value.value)) return *i;
