@@ -66,6 +66,10 @@ set(G2C_COURSE_FILES
   "15  eval       eval/logprob"
   "15  eval       eval/calibration"
   "15  eval       eval/multiple_choice"
+  "16  gguf       pretrained/dequantize"
+  "16  pretrained pretrained/rms_norm"
+  "16  pretrained pretrained/swiglu"
+  "16  pretrained pretrained/grouped_query_attention"
 )
 
 set(G2C_SOLUTIONS "" CACHE STRING

@@ -95,6 +95,8 @@ for smoke in scripts/smoke_*.sh; do
 done
 step model-interop "$ROOT/.venv/bin/python" scripts/check_model_interop.py build/reference
 step gguf-dequantization "$ROOT/.venv/bin/python" scripts/check_gguf.py build/reference
+step pretrained-tokenizer "$ROOT/.venv/bin/python" scripts/check_pretrained_tokenizer.py build/reference
+step pretrained-model "$ROOT/.venv/bin/python" scripts/check_pretrained_model.py build/reference
 step tokenizer-sanitizers script scripts/sanitize_tokenizer.sh && count "$logs/tokenizer-sanitizers.log"
 
 total_failed=$((failed + ${#failures[@]}))

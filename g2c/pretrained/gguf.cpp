@@ -550,14 +550,8 @@ void dequantize_q4_0_block(const std::uint8_t* block, float* out) {
 
 }  // namespace
 
-void dequantize_q4_1_block(const std::uint8_t* block, float* out) {
-  const float d = half_to_float(read_u16(block));
-  const float m = half_to_float(read_u16(block + 2));
-  const std::uint8_t* q = block + 4;
-  for (int j = 0; j < 16; ++j) {
-    out[j] = static_cast<float>(q[j] & 0x0f) * d + m;
-    out[j + 16] = static_cast<float>(q[j] >> 4) * d + m;
-  }
+float read_half(const std::uint8_t* bytes) {
+  return half_to_float(read_u16(bytes));
 }
 
 std::vector<float> dequantize(const GGUFFile& file, const TensorInfo& tensor) {

@@ -134,8 +134,13 @@ float half_to_float(std::uint16_t half);
 /// by name.
 std::vector<float> dequantize(const GGUFFile& file, const TensorInfo& tensor);
 
+/// The little-endian float16 at `bytes`, as a float: the scales and minimums of quantized blocks.
+float read_half(const std::uint8_t* bytes);
+
 /// One block of 32 Q4_1 values (20 bytes: scale d and minimum m as float16, then 16 bytes of
 /// 4-bit codes q): value j = q_j * d + m, the low nibbles giving values 0..15, the high 16..31.
+/// Module 16's student function (g2c/pretrained/dequantize.cpp). Example: d = 0.5, m = -1, first
+/// byte 0x31 -> out[0] = 1·0.5 - 1 = -0.5, out[16] = 3·0.5 - 1 = 0.5.
 void dequantize_q4_1_block(const std::uint8_t* block, float* out);
 
 }  // namespace g2c::pretrained

@@ -22,6 +22,7 @@
 #include "g2c/pretraining/model_artifact.h"
 #include "g2c/sampling/generate.h"
 #include "g2c/tokenizer/text_tokenizer.h"
+#include "g2c/tokenizer/utf8.h"
 
 namespace g2c::sampling {
 
@@ -78,9 +79,8 @@ class TextStream {
   std::string pending_;  // bytes of an incomplete character
 };
 
-/// The number of leading bytes of `bytes` that end on a character boundary: all of them, unless
-/// the last character is cut short. Example: "a\xC3" -> 1; "a\xC3\xA9" -> 3.
-std::size_t complete_utf8_prefix(std::string_view bytes);
+/// The tokenizer's (g2c/tokenizer/utf8.h), where TextStream's callers have always found it.
+using g2c::tokenizer::complete_utf8_prefix;
 
 /// `text` made safe to print on a terminal: control characters other than newline and tab (a BEL,
 /// an escape sequence's ESC, a backspace) become their visible Unicode pictures (U+2400 + code,

@@ -1,5 +1,6 @@
 #include "g2c/tokenizer/utf8.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include <fmt/format.h>
@@ -196,6 +197,18 @@ std::string display_token(std::string_view bytes) {
     pos += d.length;
   }
   return out;
+}
+
+std::size_t complete_utf8_prefix(std::string_view bytes) {
+  const std::size_t n = bytes.size();
+  // The last character starts at most four bytes from the end: find its lead byte.
+  for (std::size_t back = 1; back <= std::min<std::size_t>(4, n); ++back) {
+    const auto byte = static_cast<unsigned char>(bytes[n - back]);
+    if ((byte & 0xC0) == 0x80) continue;  // a continuation byte
+    const std::size_t length = byte >= 0xF0 ? 4 : byte >= 0xE0 ? 3 : byte >= 0xC0 ? 2 : 1;
+    return length > back ? n - back : n;
+  }
+  return n;  // only continuation bytes: nothing to wait for, they print as U+FFFD
 }
 
 }  // namespace g2c::tokenizer

@@ -20,6 +20,11 @@ bool is_valid_utf8(std::string_view bytes);
 /// (a surrogate) -> three U+FFFD.
 std::string to_valid_utf8(std::string_view bytes);
 
+/// The number of leading bytes of `bytes` that end on a character boundary: all of them, unless
+/// the last character is cut short (text streamed token by token holds those bytes back).
+/// Example: "a\xC3" -> 1; "a\xC3\xA9" -> 3.
+std::size_t complete_utf8_prefix(std::string_view bytes);
+
 /// The characters of `text`, each as its UTF-8 bytes; ill-formed bytes become U+FFFD as in
 /// to_valid_utf8. Example: "h\xC3\xA9" -> {"h", "\xC3\xA9"}.
 std::vector<std::string> utf8_characters(std::string_view text);

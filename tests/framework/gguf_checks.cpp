@@ -19,51 +19,16 @@
 
 #include "g2c/core/errors.h"
 #include "g2c/pretrained/gguf.h"
+#include "gguf_writer.h"
 
 namespace fs = std::filesystem;
 using Catch::Matchers::Contains;
 using g2c::pretrained::GGUFFile;
 using g2c::pretrained::TensorType;
+using g2c::testing::Bytes;
+using g2c::testing::open_bytes;
 
 namespace {
-
-// Little-endian bytes of a GGUF file, appended field by field.
-struct Bytes {
-  std::vector<std::uint8_t> data;
-  template <typename T>
-  Bytes& put(T value) {
-    const auto* p = reinterpret_cast<const std::uint8_t*>(&value);
-    data.insert(data.end(), p, p + sizeof(T));
-    return *this;
-  }
-  Bytes& string(const std::string& s) {
-    put<std::uint64_t>(s.size());
-    data.insert(data.end(), s.begin(), s.end());
-    return *this;
-  }
-  Bytes& key(const std::string& name, std::uint32_t type) {
-    string(name);
-    return put<std::uint32_t>(type);
-  }
-  void pad_to(std::size_t alignment) {
-    while (data.size() % alignment != 0) data.push_back(0);
-  }
-};
-
-// Opens `bytes` as a GGUF file: written to a temporary file of this process, opened (which maps
-// it), and removed again, whether the open succeeds or throws.
-GGUFFile open_bytes(const std::vector<std::uint8_t>& bytes, const std::string& name) {
-  const fs::path path =
-      fs::temp_directory_path() / ("g2c_gguf_" + std::to_string(::getpid()) + "_" + name + ".gguf");
-  std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(bytes.data()),
-             static_cast<std::streamsize>(bytes.size()));
-  struct Remove {
-    fs::path path;
-    ~Remove() { fs::remove(path); }
-  } remove{path};
-  return GGUFFile::open(path);
-}
 
 // One Q4_1 block: d = 0.5, m = -1, code j in the low nibble of byte j, 15 - j in the high one.
 std::vector<std::uint8_t> q4_1_block() {

@@ -1,0 +1,70 @@
+// Module 16, implemented for you — text in, text out with a pretrained model: the model and the
+// tokenizer of one GGUF file, generation through the KV cache with module 11's sampling, and a
+// chat reply in the model's own template.
+//
+//   auto smol = g2c::pretrained::load_pretrained_model("SmolLM2-135M-Instruct");
+//   const auto reply = g2c::pretrained::chat_reply(smol, {{"user", "What is the capital of
+//   France?"}}); reply.text     // "The capital of France is Paris."
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "g2c/pretrained/chat_template.h"
+#include "g2c/pretrained/llama.h"
+#include "g2c/pretrained/tokenizer.h"
+#include "g2c/sampling/generate.h"
+
+namespace g2c::pretrained {
+
+/// A pretrained model ready to talk: its weights and its tokenizer, read from one file.
+struct PretrainedModel {
+  std::string name;  // "SmolLM2-135M-Instruct"
+  LlamaModel model{nullptr};
+  PretrainedTokenizer tokenizer;
+  LoadReport report;
+};
+
+/// The model called `name` (pretrained_model_file), weights and tokenizer. ValueError for an
+/// unknown name, a missing file, or what load_llama and the tokenizer refuse.
+PretrainedModel load_pretrained_model(const std::string& name);
+
+/// What generate_pretrained did.
+struct PretrainedGeneration {
+  std::vector<std::int64_t> ids;  // the new ids, without the end token
+  bool stopped = false;           // the model wrote its end token (eos) within max_new_tokens
+};
+
+/// Up to max_new_tokens ids after `prompt`: the prompt fed at once into an empty KV cache, then one
+/// cached step per token, each drawn by module 11's sample_next_token with `options` (greedy at
+/// temperature 0). Stops after the tokenizer's eos id (not returned) or when the context is full.
+/// `on_token` sees each new id, the end token included, as soon as it is drawn. ValueError for an
+/// empty prompt, max_new_tokens <= 0 or a prompt that leaves no room in the context.
+PretrainedGeneration generate_pretrained(
+    PretrainedModel& pretrained, const std::vector<std::int64_t>& prompt,
+    std::int64_t max_new_tokens,
+    const g2c::sampling::GenerateOptions& options = g2c::sampling::GenerateOptions().temperature(0),
+    const std::function<void(std::int64_t)>& on_token = {});
+
+/// A reply to `messages` (ending with a user turn) in the model's chat template.
+struct PretrainedChatReply {
+  std::string text;                   // the reply, without the end token
+  bool stopped = false;               // the model ended its turn within max_new_tokens
+  std::int64_t prompt_tokens = 0;     // the rendered conversation's length
+  std::int64_t dropped_messages = 0;  // oldest turns left out so that it fits in the context
+};
+
+/// The conversation rendered with the file's template (its own system prompt unless the first
+/// message is a system one), generated up to the end of the assistant's turn. When the
+/// conversation and max_new_tokens do not fit in the context, the oldest turns after a system
+/// message are left out, two at a time (a user turn and its reply). `on_text` sees the reply's
+/// text as it is generated, in whole UTF-8 characters.
+PretrainedChatReply chat_reply(
+    PretrainedModel& pretrained, const std::vector<ChatMessage>& messages,
+    std::int64_t max_new_tokens = 256,
+    const g2c::sampling::GenerateOptions& options = g2c::sampling::GenerateOptions().temperature(0),
+    const std::function<void(const std::string&)>& on_text = {});
+
+}  // namespace g2c::pretrained
