@@ -8,7 +8,9 @@ code (g2c/pretrained/llama.h through tests/tools/llama_parity.cpp, which dequant
 course's own reader) and by transformers (which dequantizes with the `gguf` package and runs its
 own LlamaForCausalLM in float32). For every prompt below, chat-formatted or raw, the logits of
 every prompt position must agree within 1e-3 and the greedy continuations, 32 tokens each, must be
-the same ids. Both sides feed the prompt at once and then one cached step per token.
+the same ids. Both sides feed the prompt at once and then one cached step per token. The course's
+model is checked twice: dequantized to float32 on load (the lesson's path) and with its weights
+packed (the fast path, g2c/pretrained/packed_weight.h).
 """
 from __future__ import annotations
 
@@ -85,35 +87,40 @@ def main() -> int:
     prompts = [tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
                for chat in CHATS] + RAW
     requests = [tokenizer(text)["input_ids"] for text in prompts]
-    process = subprocess.Popen([tool, path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               env=dict(os.environ, OMP_NUM_THREADS="1"))
-    process.stdin.write("".join(json.dumps({"ids": ids, "new_tokens": NEW_TOKENS}) + "\n"
-                                for ids in requests).encode())
-    process.stdin.close()
+    theirs = [hf_run(model, ids) for ids in requests]
     problems, worst = [], 0.0
-    for number, ids in enumerate(requests, start=1):
-        header = json.loads(process.stdout.readline())
-        count = header["positions"] * header["vocab"]
-        ours = np.frombuffer(process.stdout.read(count * 4), dtype=np.float32)
-        ours = ours.reshape(header["positions"], header["vocab"])
-        theirs, greedy = hf_run(model, ids)
-        error = float(np.max(np.abs(ours - theirs))) if ours.shape == theirs.shape else float("inf")
-        worst = max(worst, error)
-        text = tokenizer.decode(greedy)
-        print(f"  prompt {number} ({len(ids)} tokens): max |logit difference| {error:.2e}; "
-              f"greedy {'same' if greedy == header['greedy'] else 'DIFFERENT'}: {text[:60]!r}")
-        if error > TOLERANCE:
-            problems.append(f"prompt {number}: logits differ by {error:.2e} > {TOLERANCE}")
-        if greedy != header["greedy"]:
-            first = next(i for i, (a, b) in enumerate(zip(greedy, header["greedy"])) if a != b)
-            problems.append(f"prompt {number}: greedy ids differ from token {first}: "
-                            f"transformers {greedy[first]}, course {header['greedy'][first]}")
-    process.wait()
+    for weights in ("float32", "packed"):
+        print(f"  weights {weights}:")
+        command = [tool, path] + (["--packed"] if weights == "packed" else [])
+        process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   env=dict(os.environ, OMP_NUM_THREADS="1"))
+        process.stdin.write("".join(json.dumps({"ids": ids, "new_tokens": NEW_TOKENS}) + "\n"
+                                    for ids in requests).encode())
+        process.stdin.close()
+        for number, (ids, (their_logits, greedy)) in enumerate(zip(requests, theirs), start=1):
+            header = json.loads(process.stdout.readline())
+            count = header["positions"] * header["vocab"]
+            ours = np.frombuffer(process.stdout.read(count * 4), dtype=np.float32)
+            ours = ours.reshape(header["positions"], header["vocab"])
+            error = (float(np.max(np.abs(ours - their_logits)))
+                     if ours.shape == their_logits.shape else float("inf"))
+            worst = max(worst, error)
+            text = tokenizer.decode(greedy)
+            print(f"    prompt {number} ({len(ids)} tokens): max |logit difference| {error:.2e}; "
+                  f"greedy {'same' if greedy == header['greedy'] else 'DIFFERENT'}: {text[:60]!r}")
+            if error > TOLERANCE:
+                problems.append(f"{weights}, prompt {number}: logits differ by {error:.2e} > "
+                                f"{TOLERANCE}")
+            if greedy != header["greedy"]:
+                first = next(i for i, (a, b) in enumerate(zip(greedy, header["greedy"])) if a != b)
+                problems.append(f"{weights}, prompt {number}: greedy ids differ from token {first}: "
+                                f"transformers {greedy[first]}, course {header['greedy'][first]}")
+        process.wait()
+        if process.returncode != 0:
+            problems.append(f"llama_parity ({weights}) exited {process.returncode}")
     for problem in problems:
         print(f"  {problem}")
-    if process.returncode != 0:
-        problems.append(f"llama_parity exited {process.returncode}")
-    print(f"check-pretrained-model: {len(requests)} prompts, logits within {worst:.1e} "
+    print(f"check-pretrained-model: {len(requests)} prompts, float32 and packed weights, logits within {worst:.1e} "
           f"(tolerance {TOLERANCE}), greedy {NEW_TOKENS} tokens each, {len(problems)} problems "
           f"({time.time() - start:.0f} s)")
     return 1 if problems else 0

@@ -19,12 +19,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 
 #include "g2c/core/torch.h"
 
 #include "g2c/attention/layer_kv_cache.h"
 #include "g2c/nn/module.h"
+#include "g2c/pretrained/packed_weight.h"
 
 namespace g2c::pretrained {
 
@@ -78,6 +80,13 @@ class GroupedQueryAttentionImpl : public g2c::nn::Module {
   torch::Tensor Wo;       // (H·d, D)
   torch::Tensor cos;      // (M, d), a buffer, module 05's build_cos_sin(M, d, rope_base)
   torch::Tensor sin;      // (M, d)
+
+  /// The fast path (load_llama with LoadOptions().packed(true)): the four projections kept in the
+  /// file's blocks (packed_weight.h), Wq and Wk already un-permuted; Wq..Wo are then empty.
+  struct PackedProjections {
+    PackedWeight q, k, v, o;  // (H·d, D), (G·d, D), (G·d, D), (D, H·d) as the file stores them
+  };
+  std::optional<PackedProjections> packed;
 
  private:
   torch::Tensor attend(const torch::Tensor& x, g2c::attention::LayerKVCache* cache);

@@ -35,7 +35,13 @@ GroupedQueryAttentionImpl::GroupedQueryAttentionImpl(const GroupedQueryAttention
   Wk = register_parameter("Wk", internal::linear_weight(d_model, g * head_dim));  // (D, G·d)
   Wv = register_parameter("Wv", internal::linear_weight(d_model, g * head_dim));  // (D, G·d)
   Wo = register_parameter("Wo", internal::linear_weight(h * head_dim, d_model));  // (H·d, D)
-  // Module 05's tables, over one head's d dims: every head rotates its own vector alike.
+  // Module 05's tables, over one head's d dims: every head rotates its own vector alike. A model
+  // being loaded (internal::SkipInitialization) shares one pair among its blocks instead.
+  if (internal::SkipInitialization::active()) {
+    cos = register_buffer("cos", torch::empty({options.max_seq_len(), head_dim}));  // (M, d)
+    sin = register_buffer("sin", torch::empty({options.max_seq_len(), head_dim}));
+    return;
+  }
   auto [cos_table, sin_table] =
       RotaryEmbeddingImpl::build_cos_sin(options.max_seq_len(), head_dim, options.rope_base());
   cos = register_buffer("cos", cos_table);  // (M, d)
@@ -87,9 +93,14 @@ torch::Tensor GroupedQueryAttentionImpl::attend(const torch::Tensor& x,
         "(max_seq_len); start a new cache or shorten the input",
         start, start + t - 1, options.max_seq_len()));
   }
-  auto q = x.matmul(Wq).view({b, t, h, d}).transpose(1, 2);  // (B, H, T, d)
-  auto k = x.matmul(Wk).view({b, t, g, d}).transpose(1, 2);  // (B, G, T, d)
-  auto v = x.matmul(Wv).view({b, t, g, d}).transpose(1, 2);  // (B, G, T, d)
+  // x @ W, or the same product from the packed blocks on the fast path.
+  const auto project = [this](const torch::Tensor& in, const torch::Tensor& dense,
+                              PackedWeight PackedProjections::*member) {
+    return packed ? ((*packed).*member).matmul(in) : in.matmul(dense);
+  };
+  auto q = project(x, Wq, &PackedProjections::q).view({b, t, h, d}).transpose(1, 2);  // (B,H,T,d)
+  auto k = project(x, Wk, &PackedProjections::k).view({b, t, g, d}).transpose(1, 2);  // (B,G,T,d)
+  auto v = project(x, Wv, &PackedProjections::v).view({b, t, g, d}).transpose(1, 2);  // (B,G,T,d)
   q = rotate(q, start);
   k = rotate(k, start);  // cached rotated: a key's position never changes
   if (cache != nullptr) {
@@ -103,7 +114,7 @@ torch::Tensor GroupedQueryAttentionImpl::attend(const torch::Tensor& x,
   // One new position sees every cached key: no mask. Several (a prompt) see up to their own.
   const auto mask = t > 1 ? causal_mask_from(start, t, x.device()) : torch::Tensor();
   const auto out = g2c::attention::scaled_dot_product_attention(q, k, v, mask).first;  // (B,H,T,d)
-  return out.transpose(1, 2).reshape({b, t, h * d}).matmul(Wo);                        // (B, T, D)
+  return project(out.transpose(1, 2).reshape({b, t, h * d}), Wo, &PackedProjections::o);  // (B,T,D)
 }
 
 void GroupedQueryAttentionImpl::pretty_print(std::ostream& stream) const {

@@ -12,11 +12,13 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 
 #include "g2c/core/torch.h"
 
 #include "g2c/nn/module.h"
+#include "g2c/pretrained/packed_weight.h"
 
 namespace g2c::pretrained {
 
@@ -38,6 +40,9 @@ class SwiGLUImpl : public g2c::nn::Module {
   /// x (…, D) -> (silu(x @ W_gate) ⊙ (x @ W_up)) @ W_down, (…, D). Check x first (check_input).
   torch::Tensor forward(const torch::Tensor& x) override;
 
+  /// The same product on the fast path, from the packed blocks (`packed` must hold them).
+  torch::Tensor forward_packed(const torch::Tensor& x);
+
   /// ValueError unless x has at least one dimension and its last one is D.
   void check_input(const torch::Tensor& x) const;
 
@@ -47,6 +52,13 @@ class SwiGLUImpl : public g2c::nn::Module {
   torch::Tensor W_gate;  // (D, F), the branch that goes through silu
   torch::Tensor W_up;    // (D, F), the branch it multiplies
   torch::Tensor W_down;  // (F, D)
+
+  /// The fast path (load_llama with LoadOptions().packed(true)): the three matrices kept in the
+  /// file's blocks (packed_weight.h); W_gate, W_up and W_down are then empty.
+  struct PackedProjections {
+    PackedWeight gate, up, down;  // (F, D), (F, D), (D, F) as the file stores them
+  };
+  std::optional<PackedProjections> packed;
 };
 TORCH_MODULE(SwiGLU);
 

@@ -26,6 +26,15 @@ void SwiGLUImpl::check_input(const torch::Tensor& x) const {
   }
 }
 
+torch::Tensor SwiGLUImpl::forward_packed(const torch::Tensor& x) {
+  check_input(x);
+  if (!packed) throw ValueError("SwiGLU::forward_packed: this SwiGLU holds no packed weights");
+  // Your forward's formula, each x @ W computed from the file's blocks.
+  const auto gate = torch::silu(packed->gate.matmul(x));  // (…, F)
+  const auto up = packed->up.matmul(x);                   // (…, F)
+  return packed->down.matmul(gate * up);                  // (…, D)
+}
+
 void SwiGLUImpl::pretty_print(std::ostream& stream) const {
   stream << "g2c::pretrained::SwiGLU(embedding_dim=" << options.embedding_dim()
          << ", hidden_dim=" << options.hidden_dim() << ")";

@@ -63,7 +63,8 @@ inline g2c::pretrained::GGUFFile open_bytes(const std::vector<std::uint8_t>& byt
   return g2c::pretrained::GGUFFile::open(file.path);
 }
 
-// A GGUF file of string / uint32 / float32 metadata and float32 tensors, in the order added.
+// A GGUF file of string / uint32 / float32 metadata and float32 (or already encoded) tensors, in
+// the order added.
 class GGUFWriter {
  public:
   GGUFWriter& text(const std::string& key, const std::string& value) {
@@ -85,7 +86,13 @@ class GGUFWriter {
   /// dims.
   GGUFWriter& tensor(const std::string& name, const std::vector<std::int64_t>& shape,
                      const std::vector<float>& values) {
-    tensors_.push_back({name, shape, values});
+    tensors_.push_back({name, shape, values, 0, {}});
+    return *this;
+  }
+  /// A tensor of ggml type `type` (8: Q8_0, 3: Q4_1, ...) whose data is `encoded`, as given.
+  GGUFWriter& encoded(const std::string& name, const std::vector<std::int64_t>& shape,
+                      std::uint32_t type, const std::vector<std::uint8_t>& encoded) {
+    tensors_.push_back({name, shape, {}, type, encoded});
     return *this;
   }
   std::vector<std::uint8_t> bytes() const {
@@ -99,12 +106,13 @@ class GGUFWriter {
       for (auto d = t.shape.rbegin(); d != t.shape.rend(); ++d) {
         f.put<std::uint64_t>(static_cast<std::uint64_t>(*d));
       }
-      f.put<std::uint32_t>(0).put<std::uint64_t>(offset);  // type 0: F32
-      offset += (t.values.size() * 4 + 31) / 32 * 32;
+      f.put<std::uint32_t>(t.type).put<std::uint64_t>(offset);  // type 0: F32
+      offset += (t.size() + 31) / 32 * 32;
     }
     f.pad_to(32);
     for (const auto& t : tensors_) {
       for (float v : t.values) f.put<float>(v);
+      f.data.insert(f.data.end(), t.raw.begin(), t.raw.end());
       f.pad_to(32);
     }
     return f.data;
@@ -115,6 +123,9 @@ class GGUFWriter {
     std::string name;
     std::vector<std::int64_t> shape;
     std::vector<float> values;
+    std::uint32_t type;
+    std::vector<std::uint8_t> raw;
+    std::size_t size() const { return type == 0 ? values.size() * 4 : raw.size(); }
   };
   Bytes metadata_;
   std::uint64_t entries_ = 0;

@@ -2,7 +2,8 @@
 // llama.h) on token ids and reports its logits and its greedy continuation, for a comparison with
 // an independent implementation reading the same GGUF file.
 //
-//   llama_parity FILE.gguf < requests.jsonl > answers
+//   llama_parity FILE.gguf [--packed] < requests.jsonl > answers
+// --packed keeps the weights in the file's blocks (the fast path, g2c/pretrained/packed_weight.h).
 // Each request is one JSON line {"ids": [...], "new_tokens": N}. Each answer is one JSON line
 // {"positions": T, "vocab": V, "greedy": [N ids], "load_seconds": s} followed by the prompt's
 // logits, T·V float32 values (row-major, native byte order). The logits come from the prompt fed
@@ -18,14 +19,16 @@
 #include "g2c/pretrained/llama.h"
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::cerr << "usage: llama_parity FILE.gguf < requests.jsonl > answers\n";
+  const bool packed = argc == 3 && std::string(argv[2]) == "--packed";
+  if (argc != 2 && !packed) {
+    std::cerr << "usage: llama_parity FILE.gguf [--packed] < requests.jsonl > answers\n";
     return 2;
   }
   try {
     torch::NoGradGuard no_grad;
     g2c::pretrained::LoadReport report;
-    auto model = g2c::pretrained::load_llama(std::filesystem::path(argv[1]), &report);
+    auto model = g2c::pretrained::load_llama(std::filesystem::path(argv[1]), &report,
+                                             g2c::pretrained::LoadOptions().packed(packed));
     std::string line;
     while (std::getline(std::cin, line)) {
       if (line.empty()) continue;
