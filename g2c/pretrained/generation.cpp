@@ -7,13 +7,27 @@
 
 namespace g2c::pretrained {
 
-PretrainedModel load_pretrained_model(const std::string& name) {
+PretrainedModel load_pretrained_model(const std::string& name, const LoadOptions& options) {
   const auto path = pretrained_model_file(name);
   const auto file = GGUFFile::open(path);
   PretrainedModel pretrained{
       pretrained_model_name(name), nullptr, PretrainedTokenizer::from_gguf(file), {}};
-  pretrained.model = load_llama(file, &pretrained.report);
+  pretrained.model = load_llama(file, &pretrained.report, options);
   return pretrained;
+}
+
+std::string PretrainedTextStream::push(std::int64_t id) {
+  pending_ += tokenizer_->decode({id});
+  const auto complete = g2c::tokenizer::complete_utf8_prefix(pending_);
+  auto text = g2c::tokenizer::to_valid_utf8(pending_.substr(0, complete));
+  pending_.erase(0, complete);
+  return text;
+}
+
+std::string PretrainedTextStream::finish() {
+  auto text = g2c::tokenizer::to_valid_utf8(pending_);
+  pending_.clear();
+  return text;
 }
 
 PretrainedGeneration generate_pretrained(PretrainedModel& pretrained,
@@ -83,19 +97,15 @@ PretrainedChatReply chat_reply(PretrainedModel& pretrained,
                     prompt.size(), pretrained.name, context));
   }
   reply.prompt_tokens = static_cast<std::int64_t>(prompt.size());
-  std::string pending;  // bytes of a character not complete yet
+  PretrainedTextStream stream(pretrained.tokenizer);
   const auto eos = pretrained.tokenizer.eos_id();
   const auto generation = generate_pretrained(
       pretrained, prompt, std::min(max_new_tokens, context - reply.prompt_tokens), options,
       [&](std::int64_t id) {
-        if (id == eos) return;
-        pending += pretrained.tokenizer.decode({id});
-        const auto complete = g2c::tokenizer::complete_utf8_prefix(pending);
-        if (complete > 0 && on_text)
-          on_text(g2c::tokenizer::to_valid_utf8(pending.substr(0, complete)));
-        pending.erase(0, complete);
+        if (id == eos || !on_text) return;
+        if (const auto text = stream.push(id); !text.empty()) on_text(text);
       });
-  if (!pending.empty() && on_text) on_text(g2c::tokenizer::to_valid_utf8(pending));
+  if (const auto rest = stream.finish(); !rest.empty() && on_text) on_text(rest);
   reply.text = g2c::tokenizer::to_valid_utf8(pretrained.tokenizer.decode(generation.ids));
   reply.stopped = generation.stopped;
   return reply;

@@ -27,9 +27,23 @@ struct PretrainedModel {
   LoadReport report;
 };
 
-/// The model called `name` (pretrained_model_file), weights and tokenizer. ValueError for an
-/// unknown name, a missing file, or what load_llama and the tokenizer refuse.
-PretrainedModel load_pretrained_model(const std::string& name);
+/// The model called `name` (pretrained_model_file), weights (held as `options` say: float32, or
+/// packed for the fast path) and tokenizer. ValueError for an unknown name, a missing file, or what
+/// load_llama and the tokenizer refuse.
+PretrainedModel load_pretrained_model(const std::string& name, const LoadOptions& options = {});
+
+/// Generated ids as text while they come, in whole UTF-8 characters: push(id) returns the text
+/// completed by this id (often empty in the middle of a character), finish() the rest.
+class PretrainedTextStream {
+ public:
+  explicit PretrainedTextStream(const PretrainedTokenizer& tokenizer) : tokenizer_(&tokenizer) {}
+  std::string push(std::int64_t id);
+  std::string finish();
+
+ private:
+  const PretrainedTokenizer* tokenizer_;
+  std::string pending_;  // bytes of a character not complete yet
+};
 
 /// What generate_pretrained did.
 struct PretrainedGeneration {

@@ -4,10 +4,16 @@
 //   g2c-generate --prompt "ROMEO:" --tokens 200 --temperature 0.5 --top-k 20 --readable
 //   g2c-generate --model artifacts/models/ShakespeareLM-1M --temperature 0 --no-compare
 //   g2c-generate --json out.json                     also write the settings, text and speeds
+//   g2c-generate --model SmolLM2-135M-Instruct --prompt "The sea" --temperature 0
+//                                                    a real pretrained model (module 16), its
+//                                                    weights packed; --weights float32 for the
+//                                                    lesson's dequantized ones
 //
 // The text goes to stdout; the model line and the speeds go to stderr, so `> sample.txt` keeps
 // only the text. Generation uses the KV cache; unless --no-compare, the same tokens are then
-// generated again without it (module 11's generate()) and both speeds are reported.
+// generated again without it (module 11's generate()) and both speeds are reported. A pretrained
+// model always uses the cache; --compare generates again with the other weights (packed or
+// float32) and reports both speeds.
 //
 // Exit status: g2c::run_cli's table (g2c/core/cli.h), as for every course program: 0 success, 2 bad
 // input (a missing artifact, an unknown device, a bad option), 3 a course TODO on the way is still
@@ -29,6 +35,7 @@
 #include "g2c/core/errors.h"
 #include "g2c/core/memory.h"
 #include "g2c/nn/device.h"
+#include "g2c/pretrained/generation.h"
 #include "g2c/sampling/text_generation.h"
 
 namespace {
@@ -49,6 +56,7 @@ struct Options {
   std::string device = "auto";
   int threads = 0;
   std::optional<std::filesystem::path> json;
+  std::string weights = "packed";  // a pretrained model's: packed or float32
 };
 
 GenerateOptions generate_options(const Options& options) {
@@ -65,7 +73,125 @@ double seconds_since(std::chrono::steady_clock::time_point start, const torch::D
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// One pretrained generation's text and speeds.
+struct PretrainedRun {
+  std::vector<std::int64_t> ids;
+  double first_token_seconds = 0.0;  // the prompt through the model and the first id drawn
+  double seconds = 0.0;              // all of it
+  double tokens_per_s() const {      // decoding, after the first token
+    return ids.size() > 1 ? static_cast<double>(ids.size() - 1) / (seconds - first_token_seconds)
+                          : 0.0;
+  }
+};
+
+PretrainedRun generate_with(g2c::pretrained::PretrainedModel& pretrained,
+                            const std::vector<std::int64_t>& prompt, const Options& options,
+                            const std::function<void(std::int64_t)>& on_token) {
+  PretrainedRun run;
+  const auto start = std::chrono::steady_clock::now();
+  const auto since = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  auto sampling = generate_options(options);
+  const auto generation = g2c::pretrained::generate_pretrained(
+      pretrained, prompt, options.tokens, sampling, [&](std::int64_t id) {
+        if (run.first_token_seconds == 0.0) {
+          run.first_token_seconds = since();
+        }
+        if (on_token) on_token(id);
+      });
+  run.seconds = since();
+  run.ids = generation.ids;
+  return run;
+}
+
+// A pretrained model (module 16): the prompt continued as raw text (no chat template: g2c-chat has
+// it), on the CPU, its weights packed or float32.
+int run_pretrained(const Options& options, const std::string& name) {
+  if (options.threads > 0) torch::set_num_threads(options.threads);
+  if (options.device != "auto" && options.device != "cpu") {
+    throw g2c::ValueError(
+        fmt::format("--device {}: the pretrained model runs on the CPU", options.device));
+  }
+  if (options.tokens <= 0) throw g2c::ValueError("--tokens: a pretrained model needs at least 1");
+  torch::NoGradGuard no_grad;
+  const auto load = [&](const std::string& weights) {
+    return g2c::pretrained::load_pretrained_model(
+        name, g2c::pretrained::LoadOptions().packed(weights == "packed"));
+  };
+  auto smol = load(options.weights);
+  fmt::print(stderr,
+             "{} (pretrained, {} parameters, weights {}: {:.0f} MB, loaded in {:.2f} s); cpu, {} "
+             "thread{}\n",
+             smol.name, smol.model->options.num_parameters(), options.weights,
+             smol.report.weight_bytes / 1e6, smol.report.seconds, torch::get_num_threads(),
+             torch::get_num_threads() == 1 ? "" : "s");
+  const auto prompt = smol.tokenizer.encode(options.prompt);
+  if (prompt.empty()) throw g2c::ValueError("--prompt: give some text to continue");
+  const bool terminal = g2c::sampling::stdout_is_terminal();
+  const auto show = [&](const std::string& text) {
+    std::cout << (terminal ? g2c::sampling::for_terminal(text) : text) << std::flush;
+  };
+  show(options.prompt);
+  g2c::pretrained::PretrainedTextStream stream(smol.tokenizer);
+  const auto eos = smol.tokenizer.eos_id();
+  const auto run = generate_with(smol, prompt, options, [&](std::int64_t id) {
+    if (id != eos) show(stream.push(id));
+  });
+  show(stream.finish());
+  std::cout << std::endl;
+  fmt::print(stderr,
+             "{} tokens after a {}-token prompt: first token in {:.2f} s, then {:.1f} tokens/s\n",
+             run.ids.size(), prompt.size(), run.first_token_seconds, run.tokens_per_s());
+  const auto speeds = [](const PretrainedRun& r) {
+    return nlohmann::json{{"first_token_seconds", r.first_token_seconds},
+                          {"seconds", r.seconds},
+                          {"tokens_per_s", r.tokens_per_s()}};
+  };
+  nlohmann::json result = {
+      {"model", smol.name},
+      {"weights", options.weights},
+      {"weight_bytes", smol.report.weight_bytes},
+      {"load_seconds", smol.report.seconds},
+      {"device", "cpu"},
+      {"threads", torch::get_num_threads()},
+      {"prompt", options.prompt},
+      {"prompt_tokens", prompt.size()},
+      {"settings",
+       {{"tokens", options.tokens},
+        {"temperature", options.temperature},
+        {"top_k", options.top_k ? nlohmann::json(*options.top_k) : nlohmann::json()},
+        {"top_p", options.top_p ? nlohmann::json(*options.top_p) : nlohmann::json()},
+        {"repetition_penalty", options.repetition_penalty},
+        {"seed", options.seed}}},
+      {"text", smol.tokenizer.decode(run.ids)},
+      {"new_tokens", run.ids.size()},
+      {options.weights, speeds(run)}};
+  if (options.compare && run.ids.size() > 1) {
+    const auto other_weights = options.weights == "packed" ? "float32" : "packed";
+    auto other = load(other_weights);
+    const auto again = generate_with(other, prompt, options, {});
+    const bool same = again.ids == run.ids;
+    fmt::print(stderr,
+               "with {} weights: first token in {:.2f} s, then {:.1f} tokens/s ({:.0f} MB); same "
+               "tokens: {}\n",
+               other_weights, again.first_token_seconds, again.tokens_per_s(),
+               other.report.weight_bytes / 1e6, same ? "yes" : "no");
+    result[other_weights] = speeds(again);
+    result[other_weights]["weight_bytes"] = other.report.weight_bytes;
+    result[other_weights]["same_tokens"] = same;
+  }
+  if (options.json) {
+    g2c::write_json_atomic(*options.json, result);
+    fmt::print(stderr, "wrote {}\n", options.json->string());
+  }
+  return 0;
+}
+
 int run(const Options& options) {
+  if (const auto name = g2c::pretrained::pretrained_model_name(options.model); !name.empty()) {
+    return run_pretrained(options, name);
+  }
   g2c::reuse_freed_memory();  // every step allocates the same tensors: see g2c/core/memory.h
   if (options.threads > 0) torch::set_num_threads(options.threads);
   const auto device = g2c::nn::resolve_device(options.device);
@@ -167,7 +293,7 @@ int main(int argc, char** argv) {
   Options options;
   app.add_option("--model", options.model,
                  "Model artifact: a name under artifacts/models (or an alias such as "
-                 "ShakespeareLM), or a folder");
+                 "ShakespeareLM), a folder, or a pretrained model (SmolLM2-135M-Instruct)");
   app.add_option("--prompt", options.prompt, "Text to continue");
   app.add_option("--tokens", options.tokens, "New tokens to generate").non_negative();
   app.add_option("--temperature", options.temperature, "Softmax temperature; 0 = greedy")
@@ -189,6 +315,10 @@ int main(int argc, char** argv) {
   app.add_option("--device", options.device, "auto, cpu, cuda or mps");
   app.add_option("--threads", options.threads, "CPU threads (0: LibTorch's default)")
       .non_negative();
+  app.add_option("--weights", options.weights,
+                 "A pretrained model's weights: packed (the fast path) or float32 (dequantized on "
+                 "load)")
+      .one_of({"packed", "float32"});
   app.add_option("--json", options.json,
                  "Also write the settings, the text and the speeds to this JSON file")
       .no_default();

@@ -7,7 +7,8 @@
 //   g2c-chat --temperature 0.8 --top-k 20 --seed 3
 //   g2c-chat --model SmolLM2-135M-Instruct        a real pretrained model (module 16), in its own
 //                                                 ChatML template; --system replaces its system
-//                                                 prompt
+//                                                 prompt; --weights float32 for the lesson's
+//                                                 dequantized weights (default: packed)
 //
 // Each line typed is a user turn; the conversation so far is rendered with the template and the
 // reply is shown as it is generated, until the model writes <|end|> (or --max-new-tokens). The
@@ -46,6 +47,7 @@ struct Options {
   std::uint64_t seed = 1;
   std::string device = "auto";
   int threads = 0;
+  std::string weights = "packed";  // a pretrained model's: packed or float32
 };
 
 std::string trim(const std::string& text) {
@@ -113,10 +115,12 @@ int run_pretrained(const Options& options, const std::string& name) {
     throw g2c::ValueError(
         fmt::format("--device {}: the pretrained model runs on the CPU", options.device));
   }
-  auto smol = g2c::pretrained::load_pretrained_model(name);
-  fmt::print(stderr, "{} (pretrained, {} parameters), context {} tokens; loaded in {:.1f} s\n",
-             smol.name, smol.model->options.num_parameters(), smol.model->options.max_seq_len(),
-             smol.report.seconds);
+  auto smol = g2c::pretrained::load_pretrained_model(
+      name, g2c::pretrained::LoadOptions().packed(options.weights == "packed"));
+  fmt::print(stderr,
+             "{} (pretrained, {} parameters, weights {}), context {} tokens; loaded in {:.1f} s\n",
+             smol.name, smol.model->options.num_parameters(), options.weights,
+             smol.model->options.max_seq_len(), smol.report.seconds);
   const auto sampling = sampling_options(options);
   const bool terminal = g2c::sampling::stdout_is_terminal();
   const auto show = [&](const std::string& text) {
@@ -219,6 +223,10 @@ int main(int argc, char** argv) {
       .no_default();
   app.add_option("--seed", options.seed, "Seed of the sampling generator");
   app.add_option("--device", options.device, "auto, cpu, cuda or mps");
+  app.add_option("--weights", options.weights,
+                 "A pretrained model's weights: packed (the fast path) or float32 (dequantized on "
+                 "load)")
+      .one_of({"packed", "float32"});
   app.add_option("--threads", options.threads, "LibTorch's CPU threads (0: its default)")
       .no_default();
   return g2c::run_cli(app, argc, argv, [&] { return run(options); });
