@@ -190,6 +190,34 @@ TEST_CASE("llama_cached_prompt_and_steps_equal_the_full_forward", "[pretrained]"
   CHECK(max_abs_diff(torch::cat(parts, 1), full) < 1e-5);
 }
 
+TEST_CASE("llama_on_the_accelerator_matches_the_cpu", "[pretrained]") {
+  const auto accelerator = g2c::testing::accelerator_device();
+  if (!accelerator) G2C_SKIP(g2c::testing::kNoAccelerator);
+  // In float64 where the accelerator has it (CUDA): the two devices then agree to rounding, so a
+  // table, a mask or a cache left on the CPU stands out. MPS has no float64: float32 there.
+  const bool in_double = accelerator->is_cuda();
+  auto model = tiny_model();
+  if (in_double) model->to(torch::kDouble);
+  const auto ids = torch::tensor({{3, 1, 4, 1, 5, 9, 2, 6}}, torch::kLong);
+  torch::NoGradGuard no_grad;
+  // The prompt at once, then two cached steps: every path of the forward.
+  const auto run = [&](const torch::Device& device) {
+    auto cache = model->empty_kv_cache();
+    std::vector<torch::Tensor> logits = {model->forward(ids.to(device), cache)};
+    for (const std::int64_t id : {7, 11}) {
+      logits.push_back(model->forward(torch::tensor({{id}}, torch::kLong).to(device), cache));
+    }
+    return torch::cat(logits, 1).cpu();
+  };
+  const auto on_cpu = run(torch::kCPU);
+  model->to(*accelerator);
+  for (const auto& p : model->parameters()) CHECK(p.device().type() == accelerator->type());
+  const auto there = run(*accelerator);
+  const double size = on_cpu.abs().max().item<double>();
+  INFO("max |difference| = " << max_abs_diff(there, on_cpu) << ", largest |logit| " << size);
+  CHECK(max_abs_diff(there, on_cpu) < (in_double ? 1e-9 : 1e-5) * size);
+}
+
 TEST_CASE("llama_refuses_ids_it_cannot_read", "[pretrained]") {
   auto model = tiny_model();
   torch::NoGradGuard no_grad;
