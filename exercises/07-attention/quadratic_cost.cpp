@@ -1,8 +1,6 @@
 // Exercise 07.5 — the quadratic cost of attention: time and memory of SelfAttention(128) on
 // (1, T, 128) as T doubles, the fitted log-log slope (-> 2 once the T×T part dominates), and the
 // same for LibTorch's fused at::scaled_dot_product_attention.
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -14,14 +12,9 @@
 #include "exercises/common/timing.h"
 #include "g2c/attention/self_attention.h"
 #include "g2c/core/errors.h"
+#include "g2c/core/memory.h"
 
 namespace {
-
-double peak_rss_megabytes() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
-}
 
 template <typename Body>
 double median_seconds(Body&& body, int repeats, const torch::Device& device) {
@@ -77,7 +70,7 @@ int main(int argc, char** argv) {
     for (const auto t : lengths) {
       const auto x = torch::randn({1, t, dim}, torch::TensorOptions().device(device));
       module_seconds.push_back(median_seconds([&] { attention(x); }, repeats, device));
-      module_rss.push_back(peak_rss_megabytes());
+      module_rss.push_back(g2c::peak_resident_mib());
       const auto q = attention->q_proj(x), k = attention->k_proj(x), v = attention->v_proj(x);
       fused_seconds.push_back(median_seconds(
           [&] {

@@ -1,6 +1,10 @@
 #include "g2c/core/memory.h"
 
+#include <sys/resource.h>
+
 #include <cstdlib>  // defines __GLIBC__ when the C library is glibc
+#include <fstream>
+#include <string>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -23,6 +27,27 @@ bool reuse_freed_memory() {
 #else
   return false;
 #endif
+}
+
+void release_freed_memory() {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+
+double resident_mib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;  // in kB
+  }
+  return 0.0;
+}
+
+double peak_resident_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
 }  // namespace g2c

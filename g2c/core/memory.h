@@ -18,4 +18,13 @@ namespace g2c {
 /// when the setting was applied.
 bool reuse_freed_memory();
 
+/// Hands memory freed back to the kernel now (glibc's malloc_trim), so that what is resident
+/// afterwards measures what is still held. Does nothing where the C library is not glibc.
+void release_freed_memory();
+
+/// This process's resident memory now (VmRSS), in MiB; 0 where /proc/self/status is not there.
+double resident_mib();
+/// The most it has been resident at once since it started (getrusage's ru_maxrss), in MiB.
+double peak_resident_mib();
+
 }  // namespace g2c

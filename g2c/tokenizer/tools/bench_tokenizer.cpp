@@ -6,13 +6,10 @@
 // encode_fast of the whole corpus at vocab 4096, the reference train and encode against the fast
 // ones on a 100 KB sample at vocab 512 (checking that they agree), and the chars per token of the
 // ShakespeareTokenizer (the artifact when built, else the same training) at vocab 2048 and 4096.
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <string>
@@ -23,6 +20,7 @@
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/cli.h"
 #include "g2c/core/errors.h"
+#include "g2c/core/memory.h"
 #include "g2c/tokenizer/tokenizer.h"
 
 namespace fs = std::filesystem;
@@ -55,21 +53,6 @@ double best_of(int repeats, const std::function<void()>& body) {
   return best;
 }
 
-double rss_mib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
-  }
-  return 0.0;
-}
-
-double peak_rss_mib() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_maxrss) / 1024.0;
-}
-
 fs::path default_input() {
   if (const char* dir = std::getenv("G2C_DATA_DIR"); dir && *dir) {
     return fs::path(dir) / "tinyshakespeare.txt";
@@ -84,7 +67,7 @@ int run(const Config& config) {
         "{} not found: run scripts/setup.sh, set G2C_DATA_DIR, or pass --input", input.string()));
   }
   const std::string text = g2c::read_file(input);
-  const double rss_before = rss_mib();
+  const double rss_before = g2c::resident_mib();
   std::cout << fmt::format("corpus: {} ({} bytes)\n", input.string(), text.size());
 
   // 1. train_fast on the whole corpus, first, so that the process's peak memory is its own.
@@ -92,7 +75,7 @@ int run(const Config& config) {
   auto start = std::chrono::steady_clock::now();
   const Ids trained_ids = full.train_fast(text, config.full_vocab);
   const double first_train = seconds_since(start);
-  const double peak_after_train = peak_rss_mib();
+  const double peak_after_train = g2c::peak_resident_mib();
   const double train_seconds = std::min(first_train, best_of(config.repeats - 1, [&] {
                                           BPETokenizer again =
                                               BPETokenizer::with_course_special_tokens();
