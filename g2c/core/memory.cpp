@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdlib>  // defines __GLIBC__ when the C library is glibc
 #include <fstream>
 #include <string>
@@ -35,16 +36,26 @@ void release_freed_memory() {
 #endif
 }
 
-double resident_mib() {
+namespace {
+
+// The value of `field` ("VmRSS:") in /proc/self/status, in MiB; negative when it is not there.
+double status_mib(const std::string& field) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;  // in kB
+    if (line.rfind(field, 0) == 0) return std::stod(line.substr(field.size())) / 1024.0;  // kB
   }
-  return 0.0;
+  return -1.0;
+}
+
+}  // namespace
+
+double resident_mib() {
+  return std::max(status_mib("VmRSS:"), 0.0);
 }
 
 double peak_resident_mib() {
+  if (const double peak = status_mib("VmHWM:"); peak >= 0) return peak;
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux

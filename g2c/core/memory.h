@@ -24,7 +24,8 @@ void release_freed_memory();
 
 /// This process's resident memory now (VmRSS), in MiB; 0 where /proc/self/status is not there.
 double resident_mib();
-/// The most it has been resident at once since it started (getrusage's ru_maxrss), in MiB.
+/// The most it has been resident at once since its program started (VmHWM; getrusage's ru_maxrss
+/// where /proc is not there, which also counts the parent it was forked from), in MiB.
 double peak_resident_mib();
 
 }  // namespace g2c

@@ -48,7 +48,9 @@ PretrainedGeneration generate_pretrained(PretrainedModel& pretrained,
   const auto room = std::min(max_new_tokens, context - length);
   auto cache = model.empty_kv_cache(length + room);
   auto history = torch::tensor(prompt, torch::kLong);  // (T), for the repetition penalty
-  auto logits = model.forward(history.unsqueeze(0), cache).select(1, -1);  // (1, V)
+  // The prompt at once; only its last position's logits are needed.
+  auto logits =
+      model.head(model.hidden_states(history.unsqueeze(0), &cache).select(1, -1));  // (1, V)
   PretrainedGeneration generation;
   const auto eos = pretrained.tokenizer.eos_id();
   for (std::int64_t step = 0; step < room; ++step) {

@@ -97,6 +97,10 @@ class LlamaModelImpl : public g2c::nn::Module {
   torch::Tensor forward(const torch::Tensor& ids, g2c::transformer::KVCache& cache);
   /// The final normalized hidden states (B, T, D), before the head (what /api/embed pools).
   torch::Tensor hidden_states(const torch::Tensor& ids, g2c::transformer::KVCache* cache = nullptr);
+  /// h (…, D) -> logits (…, V): the head tied to the token embedding, h @ Eᵀ. Generation applies
+  /// it to the last position only: a prompt's other logits would cost T - 1 products with the
+  /// (V, D) embedding and be thrown away.
+  torch::Tensor head(const torch::Tensor& h) const;
 
   /// One empty layer cache per block, with room for `capacity` positions (default M).
   g2c::transformer::KVCache empty_kv_cache(std::int64_t capacity = 0) const;

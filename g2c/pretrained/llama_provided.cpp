@@ -163,21 +163,16 @@ torch::Tensor LlamaModelImpl::hidden_states(const torch::Tensor& ids,
   return final_norm(h);  // (B, T, D)
 }
 
-namespace {
-
-// h (B, T, D) -> logits (B, T, V): the head tied to the token embedding, h @ Eᵀ.
-torch::Tensor tied_head(const LlamaModelImpl& model, const torch::Tensor& h) {
-  return model.packed() ? model.packed_embedding->matmul(h) : h.matmul(model.token_embedding.t());
+torch::Tensor LlamaModelImpl::head(const torch::Tensor& h) const {
+  return packed() ? packed_embedding->matmul(h) : h.matmul(token_embedding.t());
 }
 
-}  // namespace
-
 torch::Tensor LlamaModelImpl::forward(const torch::Tensor& ids) {
-  return tied_head(*this, hidden_states(ids));  // (B, T, V)
+  return head(hidden_states(ids));  // (B, T, V)
 }
 
 torch::Tensor LlamaModelImpl::forward(const torch::Tensor& ids, g2c::transformer::KVCache& cache) {
-  return tied_head(*this, hidden_states(ids, &cache));  // (B, T, V)
+  return head(hidden_states(ids, &cache));  // (B, T, V)
 }
 
 g2c::transformer::KVCache LlamaModelImpl::empty_kv_cache(std::int64_t capacity) const {

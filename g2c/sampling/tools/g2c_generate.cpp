@@ -181,6 +181,7 @@ int run_pretrained(const Options& options, const std::string& name) {
     result[other_weights]["weight_bytes"] = other.report.weight_bytes;
     result[other_weights]["same_tokens"] = same;
   }
+  result["peak_resident_mib"] = g2c::peak_resident_mib();
   if (options.json) {
     g2c::write_json_atomic(*options.json, result);
     fmt::print(stderr, "wrote {}\n", options.json->string());
