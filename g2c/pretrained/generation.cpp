@@ -17,17 +17,11 @@ PretrainedModel load_pretrained_model(const std::string& name, const LoadOptions
 }
 
 std::string PretrainedTextStream::push(std::int64_t id) {
-  pending_ += tokenizer_->decode({id});
-  const auto complete = g2c::tokenizer::complete_utf8_prefix(pending_);
-  auto text = g2c::tokenizer::to_valid_utf8(pending_.substr(0, complete));
-  pending_.erase(0, complete);
-  return text;
+  return bytes_.push(tokenizer_->decode({id}));
 }
 
 std::string PretrainedTextStream::finish() {
-  auto text = g2c::tokenizer::to_valid_utf8(pending_);
-  pending_.clear();
-  return text;
+  return bytes_.finish();
 }
 
 PretrainedGeneration generate_pretrained(PretrainedModel& pretrained,

@@ -16,6 +16,7 @@
 #include "g2c/pretrained/llama.h"
 #include "g2c/pretrained/tokenizer.h"
 #include "g2c/sampling/generate.h"
+#include "g2c/tokenizer/utf8.h"
 
 namespace g2c::pretrained {
 
@@ -42,7 +43,7 @@ class PretrainedTextStream {
 
  private:
   const PretrainedTokenizer* tokenizer_;
-  std::string pending_;  // bytes of a character not complete yet
+  g2c::tokenizer::Utf8Stream bytes_;
 };
 
 /// What generate_pretrained did.

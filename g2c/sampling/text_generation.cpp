@@ -90,20 +90,13 @@ std::string TextStream::push(std::int64_t id) {
       throw ValueError(
           fmt::format("token id {} is outside the tokenizer's [0, {})", id, tokenizer_.size()));
     }
-    pending_ += bpe->token_bytes(static_cast<g2c::tokenizer::TokenId>(id));
-  } else {
-    pending_ += tokenizer_.decode({id});
+    return bytes_.push(bpe->token_bytes(static_cast<g2c::tokenizer::TokenId>(id)));
   }
-  const auto complete = complete_utf8_prefix(pending_);
-  auto text = g2c::tokenizer::to_valid_utf8(std::string_view(pending_).substr(0, complete));
-  pending_.erase(0, complete);
-  return text;
+  return bytes_.push(tokenizer_.decode({id}));
 }
 
 std::string TextStream::finish() {
-  auto text = g2c::tokenizer::to_valid_utf8(pending_);
-  pending_.clear();
-  return text;
+  return bytes_.finish();
 }
 
 LongGeneration generate_long_cached(g2c::transformer::TransformerLMImpl& model,

@@ -76,7 +76,7 @@ class TextStream {
 
  private:
   const g2c::tokenizer::TextTokenizer& tokenizer_;
-  std::string pending_;  // bytes of an incomplete character
+  g2c::tokenizer::Utf8Stream bytes_;
 };
 
 /// The tokenizer's (g2c/tokenizer/utf8.h), where TextStream's callers have always found it.

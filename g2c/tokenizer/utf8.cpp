@@ -211,4 +211,18 @@ std::size_t complete_utf8_prefix(std::string_view bytes) {
   return n;  // only continuation bytes: nothing to wait for, they print as U+FFFD
 }
 
+std::string Utf8Stream::push(std::string_view bytes) {
+  pending_ += bytes;
+  const auto complete = complete_utf8_prefix(pending_);
+  auto text = to_valid_utf8(std::string_view(pending_).substr(0, complete));
+  pending_.erase(0, complete);
+  return text;
+}
+
+std::string Utf8Stream::finish() {
+  auto text = to_valid_utf8(pending_);
+  pending_.clear();
+  return text;
+}
+
 }  // namespace g2c::tokenizer

@@ -25,6 +25,20 @@ std::string to_valid_utf8(std::string_view bytes);
 /// Example: "a\xC3" -> 1; "a\xC3\xA9" -> 3.
 std::size_t complete_utf8_prefix(std::string_view bytes);
 
+/// Bytes that arrive in pieces (a token's bytes at a time) as text in whole characters: push()
+/// returns what the new bytes complete and holds back a character cut short, so every piece is
+/// valid UTF-8 and the pieces concatenate to to_valid_utf8(all the bytes).
+/// Example: push("a\xC3") -> "a", push("\xA9") -> "\xC3\xA9".
+class Utf8Stream {
+ public:
+  std::string push(std::string_view bytes);
+  /// Whatever is still held back, an incomplete character as U+FFFD; the stream is then empty.
+  std::string finish();
+
+ private:
+  std::string pending_;  // the bytes of an incomplete character
+};
+
 /// The characters of `text`, each as its UTF-8 bytes; ill-formed bytes become U+FFFD as in
 /// to_valid_utf8. Example: "h\xC3\xA9" -> {"h", "\xC3\xA9"}.
 std::vector<std::string> utf8_characters(std::string_view text);

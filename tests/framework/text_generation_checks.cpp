@@ -79,6 +79,17 @@ TEST_CASE("complete_utf8_prefix_holds_back_only_a_cut_character", "[sampling]") 
   CHECK(complete_utf8_prefix("a\x80\x80") == 3);         // stray continuations: nothing to wait for
 }
 
+TEST_CASE("utf8_stream_returns_whole_characters_and_holds_back_a_cut_one", "[sampling]") {
+  g2c::tokenizer::Utf8Stream stream;
+  CHECK(stream.push("a\xC3") == "a");                // é's lead byte held back
+  CHECK(stream.push("\xA9\xE2\x9C") == "\xC3\xA9");  // é complete, ✓ cut
+  CHECK(stream.push("\x93!") == "\xE2\x9C\x93!");
+  CHECK(stream.push("\xF0\x9F") == "");
+  CHECK(stream.finish() == g2c::tokenizer::kReplacementCharacter);  // 🎭 never completed
+  CHECK(stream.finish().empty());
+  CHECK(stream.push("\x80x") == std::string(g2c::tokenizer::kReplacementCharacter) + "x");
+}
+
 TEST_CASE("streamed_text_concatenates_to_the_decoded_ids", "[sampling]") {
   // Vocab 264 splits every multi-byte character into bytes; 330 merges some of them.
   for (const std::size_t vocab : {264, 330}) {

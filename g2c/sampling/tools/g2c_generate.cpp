@@ -68,6 +68,16 @@ GenerateOptions generate_options(const Options& options) {
       .generator(at::make_generator<at::CPUGeneratorImpl>(options.seed));
 }
 
+// The sampling settings a result file records.
+nlohmann::json settings_json(const Options& options) {
+  return {{"tokens", options.tokens},
+          {"temperature", options.temperature},
+          {"top_k", options.top_k ? nlohmann::json(*options.top_k) : nlohmann::json()},
+          {"top_p", options.top_p ? nlohmann::json(*options.top_p) : nlohmann::json()},
+          {"repetition_penalty", options.repetition_penalty},
+          {"seed", options.seed}};
+}
+
 double seconds_since(std::chrono::steady_clock::time_point start, const torch::Device& device) {
   if (device.is_cuda()) torch::cuda::synchronize();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -148,25 +158,18 @@ int run_pretrained(const Options& options, const std::string& name) {
                           {"seconds", r.seconds},
                           {"tokens_per_s", r.tokens_per_s()}};
   };
-  nlohmann::json result = {
-      {"model", smol.name},
-      {"weights", options.weights},
-      {"weight_bytes", smol.report.weight_bytes},
-      {"load_seconds", smol.report.seconds},
-      {"device", "cpu"},
-      {"threads", torch::get_num_threads()},
-      {"prompt", options.prompt},
-      {"prompt_tokens", prompt.size()},
-      {"settings",
-       {{"tokens", options.tokens},
-        {"temperature", options.temperature},
-        {"top_k", options.top_k ? nlohmann::json(*options.top_k) : nlohmann::json()},
-        {"top_p", options.top_p ? nlohmann::json(*options.top_p) : nlohmann::json()},
-        {"repetition_penalty", options.repetition_penalty},
-        {"seed", options.seed}}},
-      {"text", smol.tokenizer.decode(run.ids)},
-      {"new_tokens", run.ids.size()},
-      {options.weights, speeds(run)}};
+  nlohmann::json result = {{"model", smol.name},
+                           {"weights", options.weights},
+                           {"weight_bytes", smol.report.weight_bytes},
+                           {"load_seconds", smol.report.seconds},
+                           {"device", "cpu"},
+                           {"threads", torch::get_num_threads()},
+                           {"prompt", options.prompt},
+                           {"prompt_tokens", prompt.size()},
+                           {"settings", settings_json(options)},
+                           {"text", smol.tokenizer.decode(run.ids)},
+                           {"new_tokens", run.ids.size()},
+                           {options.weights, speeds(run)}};
   if (options.compare && run.ids.size() > 1) {
     const auto other_weights = options.weights == "packed" ? "float32" : "packed";
     auto other = load(other_weights);
@@ -241,15 +244,7 @@ int run(const Options& options) {
       {"device", g2c::nn::device_name(device)},
       {"threads", torch::get_num_threads()},
       {"prompt", options.prompt},
-      {"settings",
-       {{"tokens", options.tokens},
-        {"temperature", options.temperature},
-        {"top_k", options.top_k ? nlohmann::json(*options.top_k) : nlohmann::json()},
-        {"top_p", options.top_p ? nlohmann::json(*options.top_p) : nlohmann::json()},
-        {"repetition_penalty", options.repetition_penalty},
-        {"seed", options.seed},
-        {"readable", options.readable},
-        {"suppressed_tokens", suppressed.size()}}},
+      {"settings", settings_json(options)},
       {"text", text_model.tokenizer.decode(std::vector<std::int64_t>(
                    cached.ids.data_ptr<std::int64_t>(),
                    cached.ids.data_ptr<std::int64_t>() + cached.ids.numel()))},
@@ -257,6 +252,8 @@ int run(const Options& options) {
       {"cache_restarts", cached.cache_restarts},
       {"cached",
        {{"seconds", cached_seconds}, {"tokens_per_s", rate(cached.new_tokens, cached_seconds)}}}};
+  result["settings"]["readable"] = options.readable;
+  result["settings"]["suppressed_tokens"] = suppressed.size();
 
   if (options.compare && cached.new_tokens > 0) {
     // The same length with generate(): the whole (cropped) context through the model per token.
