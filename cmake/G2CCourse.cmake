@@ -70,6 +70,8 @@ set(G2C_COURSE_FILES
   "16  pretrained pretrained/rms_norm"
   "16  pretrained pretrained/swiglu"
   "16  pretrained pretrained/grouped_query_attention"
+  "16  inference  inference/benchmark"
+  "16  backends   inference/local"
 )
 
 set(G2C_SOLUTIONS "" CACHE STRING

@@ -1,0 +1,132 @@
+// Module 16, implemented for you — one interface for every model: a Backend turns a prompt into an
+// InferenceResult. Modules 17 (retrieval), 18 (tools), 19 (agents) and 20 (the assistant) are
+// written against it and never ask which model is underneath: the course's own artifacts,
+// SmolLM2-135M-Instruct in this process, or a model served over HTTP.
+//
+//   BackendInfo      who answered: the kind of backend ("local", "ollama", …), the model, extras
+//   InferenceResult  one prompt's answer: the completion (without the prompt), the token counts on
+//                    both sides, the wall-clock latency, the backend's info, free-form metadata
+//   ChatResult       one chat turn's answer (a message and any tool calls), for /api/chat
+//   Backend          info() and complete(prompt, options); temperature 0 is greedy (module 11)
+//
+// Every result carries its backend's info, so a file of timings stays attributable after the
+// notebook that wrote it is gone. Plain C++, no LibTorch: the backends that need it derive from
+// this.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace g2c::inference {
+
+/// A backend's identity: `name` the kind ("local", "ollama", "pretrained"), `model_id` the model
+/// inside it ("ShakespeareLM-1M-SFT", "llama3.2:3b"), `extra` labels worth keeping with results (a
+/// server's URL, a device, a quantization). Fixed once made: a backend is not renamed mid-run.
+class BackendInfo {
+ public:
+  /// ValueError for an empty name or model_id, or an `extra` that is not a JSON object.
+  BackendInfo(std::string name, std::string model_id,
+              nlohmann::json extra = nlohmann::json::object());
+
+  const std::string& name() const { return name_; }
+  const std::string& model_id() const { return model_id_; }
+  const nlohmann::json& extra() const { return extra_; }
+
+  bool operator==(const BackendInfo& other) const = default;
+
+ private:
+  std::string name_;
+  std::string model_id_;
+  nlohmann::json extra_;
+};
+
+std::ostream& operator<<(std::ostream& stream, const BackendInfo& info);
+
+/// One complete() call's answer. Token counts are nullopt when a backend cannot say (some servers
+/// do not report them); latency_ms is the wall-clock time of the whole call, network included.
+struct InferenceResult {
+  /// ValueError for a negative latency_ms or a negative token count.
+  InferenceResult(std::string prompt, std::string completion,
+                  std::optional<std::int64_t> prompt_tokens,
+                  std::optional<std::int64_t> completion_tokens, double latency_ms,
+                  BackendInfo backend, nlohmann::json metadata = nlohmann::json::object());
+
+  std::string prompt;
+  std::string completion;  // the new text only, never the prompt
+  std::optional<std::int64_t> prompt_tokens;
+  std::optional<std::int64_t> completion_tokens;
+  double latency_ms;
+  BackendInfo backend;
+  nlohmann::json metadata;  // the sampling settings, server timings, …
+
+  /// completion_tokens / (latency_ms / 1000); nullopt without a positive count or latency.
+  /// Example: 100 tokens in 500 ms -> 200.
+  std::optional<double> tokens_per_second() const;
+};
+
+/// One chat call's answer: the messages sent, the reply's text, the tool calls it asked for (each
+/// {"name", "arguments", "call_id"}), the counts, the latency and the backend.
+struct ChatResult {
+  /// ValueError for a negative latency_ms or token count, or messages / tool_calls that are not
+  /// JSON arrays.
+  ChatResult(nlohmann::json messages, std::string content, nlohmann::json tool_calls,
+             std::optional<std::int64_t> prompt_tokens,
+             std::optional<std::int64_t> completion_tokens, double latency_ms, BackendInfo backend,
+             nlohmann::json metadata = nlohmann::json::object());
+
+  nlohmann::json messages;  // [{"role": …, "content": …}, …]
+  std::string content;
+  nlohmann::json tool_calls;  // [] when the model answered in text
+  std::optional<std::int64_t> prompt_tokens;
+  std::optional<std::int64_t> completion_tokens;
+  double latency_ms;
+  BackendInfo backend;
+  nlohmann::json metadata;
+};
+
+/// The sampling settings every backend understands (module 11's, by the names Ollama uses in
+/// `options`: num_predict is max_new_tokens). temperature 0 is greedy decoding.
+struct CompletionOptions {
+  std::int64_t max_new_tokens = 128;  // an upper bound: a backend may stop sooner (end token)
+  double temperature = 1.0;
+  std::optional<std::int64_t> top_k;  // nullopt: no top-k
+  std::optional<double> top_p;        // nullopt: no nucleus
+
+  CompletionOptions& with_max_new_tokens(std::int64_t value) {
+    max_new_tokens = value;
+    return *this;
+  }
+  CompletionOptions& with_temperature(double value) {
+    temperature = value;
+    return *this;
+  }
+  CompletionOptions& with_top_k(std::optional<std::int64_t> value) {
+    top_k = value;
+    return *this;
+  }
+  CompletionOptions& with_top_p(std::optional<double> value) {
+    top_p = value;
+    return *this;
+  }
+  /// {"max_new_tokens", "temperature", "top_k", "top_p"} (null for an unset one): what a result's
+  /// metadata records under "sampling".
+  nlohmann::json to_json() const;
+};
+
+/// The interface. A backend's info is cheap and never changes; complete() answers one prompt,
+/// synchronously. Anything backend-specific (an end token, a server URL) belongs to the concrete
+/// backend's constructor, not to complete().
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual const BackendInfo& info() const = 0;
+  /// The prompt's completion. ValueError for an empty prompt or options.max_new_tokens <= 0.
+  virtual InferenceResult complete(const std::string& prompt,
+                                   const CompletionOptions& options = {}) = 0;
+};
+
+}  // namespace g2c::inference
