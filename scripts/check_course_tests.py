@@ -7,10 +7,12 @@
    "<module>.<test>") are exactly the manifest's for that module: the same names, each with its
    status (label "clean", label "accelerator", or neither: "todo"). A module the build does not
    have is skipped with a note; a registered module missing from the manifest is an error.
-2. When the Python edition's test names are reachable ($G2C_SPEC_DIR/python-test-names.md and
-   python-test-names-next.md, default ../shared/spec beside the repository), every Python name of
-   a module in the manifest is listed there as "python", and every "python" entry is a Python
-   name: a renamed test fails.
+2. When the Python edition's test names are reachable ($G2C_SPEC_DIR/python-test-names.md,
+   python-test-names-next.md and python-test-names-phase5.md, default ../shared/spec beside the
+   repository), every Python name of a module in the manifest is listed there as "python", and
+   every "python" entry is a Python name: a renamed test fails. A module whose section says
+   "partial" ("[16] tests/test_inference.cpp partial") is being written: its names must all be
+   Python names, and the ones still to come are counted, not failed.
 
 Standard library only. The last line reads "course-tests: N checked, M problems".
 """
@@ -26,6 +28,7 @@ from collections import OrderedDict
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MANIFEST = os.path.join(ROOT, "tests", "course_tests.txt")
 STATUSES = ("clean", "todo", "accelerator")
+PARTIAL = set()  # modules whose Python tests are not all written yet (a section marked "partial")
 ORIGINS = ("python", "cpp")
 
 
@@ -37,10 +40,12 @@ def read_manifest(path):
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue
-        section = re.fullmatch(r"\[(\w+)\]\s+\S+", line)
+        section = re.fullmatch(r"\[(\w+)\]\s+\S+(\s+partial)?", line)
         if section:
             module = section.group(1)
             modules.setdefault(module, OrderedDict())
+            if section.group(2):
+                PARTIAL.add(module)
             continue
         fields = line.split()
         if module is None or len(fields) != 3 or fields[1] not in STATUSES or fields[2] not in ORIGINS:
@@ -78,6 +83,28 @@ def read_python_names(path):
     for match in re.finditer(r"^## (\w+) — tests/\S+.*?\n```text\n(.*?)```", text, re.S | re.M):
         # Module names compare in lower case: the names file writes "09B", the manifest "09b".
         modules[match.group(1).lower()] = [line.split()[0] for line in match.group(2).splitlines() if line.strip()]
+    return modules
+
+
+def read_phase5_names(path):
+    """python-test-names-phase5.md: "## [16] tests/test_inference.py @ … (N tests)", then one
+    "Class::test_name" (or "test_name") per line; the names come back without "test_"."""
+    modules = OrderedDict()
+    module = None
+    for line in open(path, encoding="utf-8"):
+        line = line.strip()
+        header = re.match(r"^## \[([\w-]+)\] tests/\S+", line)
+        if header:
+            module = header.group(1).lower()
+            modules.setdefault(module, [])
+            continue
+        if line.startswith("#") or line.startswith("Summary"):
+            module = None if line.startswith("Summary") else module
+            continue
+        name = re.fullmatch(r"(?:(\w+)::)?test_(\w+)", line)
+        if module is not None and name:
+            modules[module].append(f"{name.group(1)}::{name.group(2)}" if name.group(1)
+                                   else name.group(2))
     return modules
 
 
@@ -128,15 +155,25 @@ def check_python_names(manifest, problems):
         for module, names in read_python_names(newer).items():
             known = python.setdefault(module, [])
             known.extend(name for name in names if name not in known)
+    # Modules 16-20 and Beyond, in their own format.
+    phase5 = os.path.join(spec_dir, "python-test-names-phase5.md")
+    if os.path.isfile(phase5):
+        for module, names in read_phase5_names(phase5).items():
+            known = python.setdefault(module, [])
+            known.extend(name for name in names if name not in known)
     checked = 0
     for module, names in python.items():
         listed = manifest.get(module)
         if listed is None:
             print(f"  python names {module}: not part of this edition yet ({len(names)} tests)")
             continue
+        to_come = 0
         for name in names:
             checked += 1
             if name not in listed:
+                if module in PARTIAL:
+                    to_come += 1
+                    continue
                 problems.append(f"python name {module}.{name} has no course test of that name in "
                                 f"tests/course_tests.txt")
             elif listed[name][1] != "python":
@@ -146,7 +183,9 @@ def check_python_names(manifest, problems):
                 problems.append(f"{module}.{name} is marked python but the Python edition has no "
                                 f"test of that name")
         additions = sum(1 for _, origin in listed.values() if origin == "cpp")
-        print(f"  python names {module}: all {len(names)} present"
+        present = (f"{len(names) - to_come} of {len(names)} present, {to_come} to come (partial)"
+                   if module in PARTIAL else f"all {len(names)} present")
+        print(f"  python names {module}: {present}"
               + (f", plus {additions} of this edition" if additions else ""))
     return checked
 
