@@ -71,6 +71,7 @@ set(G2C_COURSE_FILES
   "16  pretrained pretrained/swiglu"
   "16  pretrained pretrained/grouped_query_attention"
   "16  inference  inference/benchmark"
+  "16  inference  inference/ollama"
   "16  backends   inference/local"
 )
 

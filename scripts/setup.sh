@@ -20,7 +20,7 @@ TORCH_VERSION="2.15.0"
 PYTHON_PACKAGES=("torch==${TORCH_VERSION}" "matplotlib" "cmake>=3.28" "gguf==0.19.0"
   "transformers==5.24.0" "accelerate==1.15.0")
 APT_PACKAGES=(build-essential cmake ninja-build ccache catch2 libfmt-dev nlohmann-json3-dev libcli11-dev
-  clang-format clang-14 libclang-rt-14-dev curl chromium graphviz)
+  libcpp-httplib-dev pkg-config clang-format clang-14 libclang-rt-14-dev curl chromium graphviz)
 TINYSHAKESPEARE_URL="https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt"
 TINYSHAKESPEARE_BYTES=1115394
 TINYSHAKESPEARE_SHA256="86c4e6aa9db7c042ec79f339dcb96d42b0075e16b8fc2e86bf0ca57e2dc565ed"

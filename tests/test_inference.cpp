@@ -1,9 +1,11 @@
-// Module 16 course tests: the backend interface and its benchmark, one for one with the Python
-// edition's tests/test_inference.py (so far its backend-independent part: the data types and
-// benchmark; the in-process and HTTP backends come with them). Each test is named
-// "<Class>::<name>" (the Python method without "test_"). Tests tagged [clean] pass on the scaffold:
-// the data types are provided. The benchmark tests use a backend that returns scripted results, so
-// they need nothing but this module. Plain C++, no LibTorch.
+// Module 16 course tests: the backend interface, one for one with the Python edition's
+// tests/test_inference.py — so far the data types, benchmark, OllamaBackend and (in
+// test_inference_local.cpp, where LibTorch is built) LocalTransformerBackend; artifact selection
+// and the ProdLM helpers are still to come. Each test is named "<Class>::<name>" (the Python
+// method without "test_"). Tests tagged [clean] pass on the scaffold: the data types,
+// chat_with_tools and is_thinking_model are provided. The benchmark tests use a backend that
+// returns scripted results and the Ollama tests a transport that stands in for the server (the
+// Python tests' fake urlopen), so they need no model and no server. Plain C++, no LibTorch.
 #include <optional>
 #include <sstream>
 #include <string>
@@ -16,6 +18,7 @@
 #include "g2c/core/errors.h"
 #include "g2c/inference/backend.h"
 #include "g2c/inference/benchmark.h"
+#include "g2c/inference/ollama.h"
 #include "g2c_test.h"
 
 using Catch::Matchers::Contains;
@@ -372,4 +375,526 @@ TEST_CASE("TestChatResultBoilerplate::negative_latency_rejected", "[clean]") {
 TEST_CASE("TestChatResultBoilerplate::negative_prompt_tokens_rejected", "[clean]") {
   CHECK_THROWS_WITH(ChatResult(kMessages, "", Json::array(), -1, 0, 0.0, BackendInfo("o", "x")),
                     Contains("prompt_tokens"));
+}
+
+// --- OllamaBackend -----------------------------------------------------------------------------
+
+namespace {
+
+using g2c::inference::ChatOptions;
+using g2c::inference::DEFAULT_OLLAMA_URL;
+using g2c::inference::HttpRequest;
+using g2c::inference::HttpResponse;
+using g2c::inference::is_thinking_model;
+using g2c::inference::NetworkError;
+using g2c::inference::OllamaBackend;
+using g2c::inference::OllamaError;
+using g2c::inference::OllamaOptions;
+
+/// A transport standing in for the server (the Python tests' fake urlopen): it records each
+/// request and its timeout, then refuses the connection, answers `raw` as it is, or answers
+/// `answer` as JSON with `status`.
+struct FakeServer {
+  FakeServer() = default;
+  explicit FakeServer(Json answer_) : answer(std::move(answer_)) {}
+
+  Json answer = Json::object();
+  std::optional<std::string> raw;
+  int status = 200;
+  bool refuse = false;
+  std::vector<std::pair<HttpRequest, double>> captured;
+
+  g2c::inference::HttpTransport transport() {
+    return [this](const HttpRequest& request, double timeout) {
+      captured.emplace_back(request, timeout);
+      if (refuse) throw NetworkError("Connection refused");
+      return HttpResponse{status, raw ? *raw : answer.dump()};
+    };
+  }
+  Json body(std::size_t call = 0) const { return Json::parse(captured.at(call).first.body); }
+};
+
+Json ok_response(const std::string& response = "Hello!", std::int64_t prompt_eval_count = 4,
+                 std::int64_t eval_count = 7, std::int64_t total_duration = 1'500'000'000,
+                 std::int64_t eval_duration = 1'300'000'000) {
+  return {{"model", "x:1"},
+          {"response", response},
+          {"done", true},
+          {"prompt_eval_count", prompt_eval_count},
+          {"eval_count", eval_count},
+          {"total_duration", total_duration},
+          {"eval_duration", eval_duration}};
+}
+
+Json ok_chat_response(const std::string& content = "hi back",
+                      std::optional<Json> tool_calls = std::nullopt,
+                      std::int64_t prompt_eval_count = 6, std::int64_t eval_count = 9,
+                      std::int64_t total_duration = 1'200'000'000,
+                      std::int64_t eval_duration = 1'000'000'000) {
+  Json message = {{"role", "assistant"}, {"content", content}};
+  if (tool_calls) message["tool_calls"] = *tool_calls;
+  return {{"model", "x:1"},
+          {"message", message},
+          {"done", true},
+          {"prompt_eval_count", prompt_eval_count},
+          {"eval_count", eval_count},
+          {"total_duration", total_duration},
+          {"eval_duration", eval_duration}};
+}
+
+OllamaBackend backend_for(FakeServer& server, const std::string& model = "x:1",
+                          OllamaOptions options = {}) {
+  return OllamaBackend(model, options.with_transport(server.transport()));
+}
+
+std::string text_of(const OllamaBackend& backend) {
+  std::ostringstream stream;
+  stream << backend;
+  return stream.str();
+}
+
+const Json kQuestion = Json::array({{{"role", "user"}, {"content", "What is 12 * 9?"}}});
+
+Json calculator_spec() {
+  return {{"type", "function"},
+          {"function",
+           {{"name", "calculator"},
+            {"description", "Evaluate an arithmetic expression."},
+            {"parameters",
+             {{"type", "object"},
+              {"properties", {{"expression", {{"type", "string"}}}}},
+              {"required", {"expression"}}}}}}};
+}
+
+}  // namespace
+
+TEST_CASE("TestOllamaBackendBoilerplate::construction_defaults", "[clean]") {
+  const OllamaBackend backend;
+  CHECK(backend.info().name() == "ollama");
+  CHECK(backend.info().model_id() == "llama3.2:3b");
+  CHECK(backend.base_url() == DEFAULT_OLLAMA_URL);
+  CHECK(backend.info().extra()["base_url"] == DEFAULT_OLLAMA_URL);
+}
+
+TEST_CASE("TestOllamaBackendBoilerplate::construction_explicit", "[clean]") {
+  const OllamaBackend backend(
+      "qwen2.5:7b", OllamaOptions().with_base_url("http://example.com:8080/").with_timeout(30.0));
+  CHECK(backend.base_url() == "http://example.com:8080");  // the trailing slash dropped
+  CHECK(backend.info().model_id() == "qwen2.5:7b");
+  CHECK(backend.timeout() == 30.0);
+}
+
+TEST_CASE("TestOllamaBackendBoilerplate::extra_merged", "[clean]") {
+  const OllamaBackend backend("x:1", OllamaOptions().with_extra({{"quant", "Q4_K_M"}}));
+  CHECK(backend.info().extra()["base_url"] == DEFAULT_OLLAMA_URL);
+  CHECK(backend.info().extra()["quant"] == "Q4_K_M");
+}
+
+TEST_CASE("TestOllamaBackendBoilerplate::empty_model_id_rejected", "[clean]") {
+  CHECK_THROWS_AS(OllamaBackend(""), g2c::ValueError);
+}
+
+TEST_CASE("TestOllamaBackendBoilerplate::empty_base_url_rejected", "[clean]") {
+  CHECK_THROWS_AS(OllamaBackend("x:1", OllamaOptions().with_base_url("")), g2c::ValueError);
+}
+
+TEST_CASE("TestOllamaBackendBoilerplate::zero_timeout_rejected", "[clean]") {
+  CHECK_THROWS_AS(OllamaBackend("x:1", OllamaOptions().with_timeout(0.0)), g2c::ValueError);
+}
+
+TEST_CASE("TestOllamaBackendBoilerplate::negative_timeout_rejected", "[clean]") {
+  CHECK_THROWS_AS(OllamaBackend("x:1", OllamaOptions().with_timeout(-1.0)), g2c::ValueError);
+}
+
+TEST_CASE("TestOllamaBackendBoilerplate::repr", "[clean]") {
+  const auto text = text_of(OllamaBackend("foo:bar"));
+  CHECK_THAT(text, Contains("OllamaBackend"));
+  CHECK_THAT(text, Contains("foo:bar"));
+}
+
+TEST_CASE("TestOllamaBackendBoilerplate::default_constant_value", "[clean]") {
+  CHECK(std::string(DEFAULT_OLLAMA_URL) == "http://localhost:11434");
+}
+
+// --- OllamaBackend::complete (your work) -------------------------------------------------------
+
+TEST_CASE("TestOllamaBackendComplete::returns_inference_result") {
+  FakeServer server{ok_response()};
+  auto backend = backend_for(server);
+  const InferenceResult result = backend.complete("hello world");
+  CHECK(result.prompt == "hello world");
+}
+
+TEST_CASE("TestOllamaBackendComplete::completion_text") {
+  FakeServer server{ok_response("42")};
+  auto backend = backend_for(server);
+  const auto result = backend.complete("hi", CompletionOptions().with_max_new_tokens(4));
+  CHECK(result.completion == "42");
+  CHECK(result.prompt == "hi");
+}
+
+TEST_CASE("TestOllamaBackendComplete::token_counts") {
+  FakeServer server{ok_response("Hello!", 12, 24)};
+  auto backend = backend_for(server);
+  const auto result = backend.complete("hi", CompletionOptions().with_max_new_tokens(24));
+  CHECK(result.prompt_tokens == 12);
+  CHECK(result.completion_tokens == 24);
+}
+
+TEST_CASE("TestOllamaBackendComplete::token_counts_missing_yield_none") {
+  // A server may leave the counts out (an answer served from its cache): unknown, not zero.
+  FakeServer server{{{"response", "ok"}, {"done", true}}};
+  auto backend = backend_for(server);
+  const auto result = backend.complete("hi");
+  CHECK_FALSE(result.prompt_tokens.has_value());
+  CHECK_FALSE(result.completion_tokens.has_value());
+}
+
+TEST_CASE("TestOllamaBackendComplete::latency_recorded") {
+  FakeServer server{ok_response()};
+  auto backend = backend_for(server);
+  CHECK(backend.complete("hi").latency_ms >= 0.0);
+}
+
+TEST_CASE("TestOllamaBackendComplete::backend_field_carries_info") {
+  FakeServer server{ok_response()};
+  auto backend = backend_for(server, "foo:bar");
+  const auto result = backend.complete("hi");
+  CHECK(result.backend.name() == "ollama");
+  CHECK(result.backend.model_id() == "foo:bar");
+}
+
+TEST_CASE("TestOllamaBackendComplete::request_url_is_api_generate") {
+  FakeServer server{ok_response()};
+  auto backend = backend_for(server, "x:1", OllamaOptions().with_base_url("http://test:99"));
+  backend.complete("hi");
+  REQUIRE(server.captured.size() == 1);
+  CHECK(server.captured[0].first.url == "http://test:99/api/generate");
+}
+
+TEST_CASE("TestOllamaBackendComplete::request_method_is_post") {
+  FakeServer server{ok_response()};
+  auto backend = backend_for(server);
+  backend.complete("hi");
+  REQUIRE(server.captured.size() == 1);
+  CHECK(server.captured[0].first.method == "POST");
+}
+
+TEST_CASE("TestOllamaBackendComplete::request_body_includes_required_fields") {
+  FakeServer server{ok_response()};
+  auto backend = backend_for(server, "foo:1");
+  backend.complete("the prompt", CompletionOptions().with_max_new_tokens(42).with_temperature(0.5));
+  REQUIRE(server.captured.size() == 1);
+  const auto body = server.body();
+  CHECK(body["model"] == "foo:1");
+  CHECK(body["prompt"] == "the prompt");
+  CHECK(body["stream"] == false);
+  CHECK(body["options"]["num_predict"] == 42);
+  CHECK(body["options"]["temperature"] == 0.5);
+}
+
+TEST_CASE("TestOllamaBackendComplete::request_content_type_header") {
+  FakeServer server{ok_response()};
+  auto backend = backend_for(server);
+  backend.complete("hi");
+  REQUIRE(server.captured.size() == 1);
+  const auto& headers = server.captured[0].first.headers;
+  REQUIRE(headers.count("Content-Type") == 1);
+  CHECK(headers.at("Content-Type") == "application/json");
+}
+
+TEST_CASE("TestOllamaBackendComplete::metadata_includes_server_durations") {
+  FakeServer server{ok_response("Hello!", 4, 7, 2'000'000'000, 1'500'000'000)};
+  auto backend = backend_for(server);
+  const auto result = backend.complete("hi");
+  CHECK(result.metadata.value("server_total_duration_ms", -1.0) == Approx(2000.0));
+  CHECK(result.metadata.value("server_eval_duration_ms", -1.0) == Approx(1500.0));
+}
+
+TEST_CASE("TestOllamaBackendComplete::metadata_includes_sampling") {
+  FakeServer server{ok_response()};
+  auto backend = backend_for(server);
+  const auto result = backend.complete(
+      "hi",
+      CompletionOptions().with_max_new_tokens(20).with_temperature(0.3).with_top_k(10).with_top_p(
+          0.95));
+  const auto sampling = result.metadata.value("sampling", Json::object());
+  CHECK(sampling.value("max_new_tokens", 0) == 20);
+  CHECK(sampling.value("temperature", 0.0) == 0.3);
+  CHECK(sampling.value("top_k", 0) == 10);
+  CHECK(sampling.value("top_p", 0.0) == 0.95);
+}
+
+TEST_CASE("TestOllamaBackendComplete::timeout_is_passed_through") {
+  FakeServer server{ok_response()};
+  auto backend = backend_for(server, "x:1", OllamaOptions().with_timeout(37.5));
+  backend.complete("hi");
+  REQUIRE(server.captured.size() == 1);
+  CHECK(server.captured[0].second == 37.5);
+}
+
+TEST_CASE("TestOllamaBackendOptionsHandling::top_k_omitted_when_none") {
+  FakeServer server{ok_response()};
+  auto backend = backend_for(server);
+  backend.complete("hi");
+  REQUIRE(server.captured.size() == 1);
+  const auto options = server.body()["options"];
+  CHECK_FALSE(options.contains("top_k"));
+  CHECK_FALSE(options.contains("top_p"));
+}
+
+TEST_CASE("TestOllamaBackendOptionsHandling::top_k_included_when_set") {
+  FakeServer server{ok_response()};
+  auto backend = backend_for(server);
+  backend.complete("hi", CompletionOptions().with_top_k(20).with_top_p(0.9));
+  REQUIRE(server.captured.size() == 1);
+  const auto options = server.body()["options"];
+  CHECK(options.value("top_k", 0) == 20);
+  CHECK(options.value("top_p", 0.0) == Approx(0.9));
+}
+
+TEST_CASE("TestOllamaBackendValidation::empty_prompt_rejected") {
+  FakeServer server{ok_response()};
+  auto backend = backend_for(server);
+  CHECK_THROWS_AS(backend.complete(""), g2c::ValueError);
+  CHECK(server.captured.empty());
+}
+
+TEST_CASE("TestOllamaBackendValidation::zero_max_new_tokens_rejected") {
+  FakeServer server{ok_response()};
+  auto backend = backend_for(server);
+  CHECK_THROWS_AS(backend.complete("hi", CompletionOptions().with_max_new_tokens(0)),
+                  g2c::ValueError);
+}
+
+TEST_CASE("TestOllamaBackendErrorPaths::url_error_wrapped") {
+  FakeServer server;
+  server.refuse = true;
+  auto backend = backend_for(server);
+  bool nested_network_error = false;
+  try {
+    backend.complete("hi");
+    FAIL("expected an OllamaError");
+  } catch (const OllamaError& error) {
+    CHECK_THAT(error.what(), Contains("Could not reach Ollama"));
+    try {
+      std::rethrow_if_nested(error);
+    } catch (const NetworkError&) {
+      nested_network_error = true;  // the cause travels with it
+    }
+  }
+  CHECK(nested_network_error);
+}
+
+TEST_CASE("TestOllamaBackendErrorPaths::http_error_wrapped") {
+  FakeServer server;
+  server.status = 500;
+  server.raw = "Internal Server Error";
+  auto backend = backend_for(server);
+  CHECK_THROWS_AS(backend.complete("hi"), OllamaError);
+  CHECK_THROWS_WITH(backend.complete("hi"), Contains("500"));
+}
+
+TEST_CASE("TestOllamaBackendErrorPaths::bad_json_wrapped") {
+  FakeServer server;
+  server.raw = "not valid json {{{";
+  auto backend = backend_for(server);
+  CHECK_THROWS_AS(backend.complete("hi"), OllamaError);
+}
+
+TEST_CASE("TestOllamaBackendErrorPaths::missing_response_field_wrapped") {
+  FakeServer server{{{"done", true}}};
+  auto backend = backend_for(server);
+  CHECK_THROWS_AS(backend.complete("hi"), OllamaError);
+  CHECK_THROWS_WITH(backend.complete("hi"), Contains("response"));
+}
+
+// --- OllamaBackend::chat_with_tools (provided) -------------------------------------------------
+
+TEST_CASE("TestOllamaBackendChatWithTools::returns_chat_result", "[clean]") {
+  FakeServer server{ok_chat_response()};
+  const ChatResult result =
+      backend_for(server).chat_with_tools(kQuestion, Json::array({calculator_spec()}));
+  CHECK(result.content == "hi back");
+  CHECK(result.tool_calls == Json::array());
+}
+
+TEST_CASE("TestOllamaBackendChatWithTools::request_url_is_api_chat", "[clean]") {
+  FakeServer server{ok_chat_response()};
+  backend_for(server, "x:1", OllamaOptions().with_base_url("http://test:99"))
+      .chat_with_tools(kQuestion, Json::array({calculator_spec()}));
+  REQUIRE(server.captured.size() == 1);
+  CHECK(server.captured[0].first.url == "http://test:99/api/chat");
+  CHECK(server.captured[0].first.method == "POST");
+}
+
+TEST_CASE("TestOllamaBackendChatWithTools::request_body_includes_messages_and_tools", "[clean]") {
+  FakeServer server{ok_chat_response()};
+  backend_for(server).chat_with_tools(kQuestion, Json::array({calculator_spec()}),
+                                      ChatOptions().with_max_new_tokens(20).with_temperature(0.1));
+  const auto body = server.body();
+  CHECK(body["model"] == "x:1");
+  CHECK(body["messages"] == kQuestion);
+  CHECK(body["stream"] == false);
+  CHECK(body["options"]["num_predict"] == 20);
+  CHECK(body["options"]["temperature"] == 0.1);
+  CHECK(body["tools"] == Json::array({calculator_spec()}));
+}
+
+TEST_CASE("TestOllamaBackendChatWithTools::omits_tools_key_when_none_or_empty", "[clean]") {
+  FakeServer server{ok_chat_response()};
+  auto backend = backend_for(server);
+  backend.chat_with_tools(kQuestion, nullptr);
+  CHECK_FALSE(server.body(0).contains("tools"));
+  backend.chat_with_tools(kQuestion, Json::array());
+  CHECK_FALSE(server.body(1).contains("tools"));
+}
+
+TEST_CASE("TestOllamaBackendChatWithTools::think_false_in_body_when_set", "[clean]") {
+  FakeServer server{ok_chat_response()};
+  backend_for(server).chat_with_tools(kQuestion, nullptr, ChatOptions().with_think(false));
+  CHECK(server.body()["think"] == false);
+}
+
+TEST_CASE("TestOllamaBackendChatWithTools::think_true_in_body_when_set", "[clean]") {
+  FakeServer server{ok_chat_response()};
+  backend_for(server).chat_with_tools(kQuestion, nullptr, ChatOptions().with_think(true));
+  CHECK(server.body()["think"] == true);
+}
+
+TEST_CASE("TestOllamaBackendChatWithTools::think_omitted_from_body_when_none", "[clean]") {
+  FakeServer server{ok_chat_response()};
+  backend_for(server).chat_with_tools(kQuestion, nullptr);
+  CHECK_FALSE(server.body().contains("think"));  // the server decides
+}
+
+TEST_CASE("TestOllamaBackendChatWithTools::parses_structured_tool_calls", "[clean]") {
+  const Json calls = Json::array(
+      {{{"function", {{"name", "calculator"}, {"arguments", {{"expression", "12 * 9"}}}}}}});
+  FakeServer server{ok_chat_response("", calls)};
+  const auto result =
+      backend_for(server).chat_with_tools(kQuestion, Json::array({calculator_spec()}));
+  CHECK(result.content.empty());
+  REQUIRE(result.tool_calls.size() == 1);
+  const auto& call = result.tool_calls[0];
+  CHECK(call["name"] == "calculator");
+  CHECK(call["arguments"] == Json({{"expression", "12 * 9"}}));
+  CHECK(call["call_id"].is_string());
+  CHECK_FALSE(call["call_id"].get<std::string>().empty());
+}
+
+TEST_CASE("TestOllamaBackendChatWithTools::accepts_json_encoded_arguments_string", "[clean]") {
+  // Some servers and proxies send the arguments as a JSON string.
+  const Json calls = Json::array(
+      {{{"function", {{"name", "calculator"}, {"arguments", R"({"expression": "1 + 1"})"}}}}});
+  FakeServer server{ok_chat_response("", calls)};
+  const auto result =
+      backend_for(server).chat_with_tools(kQuestion, Json::array({calculator_spec()}));
+  REQUIRE(result.tool_calls.size() == 1);
+  CHECK(result.tool_calls[0]["arguments"] == Json({{"expression", "1 + 1"}}));
+}
+
+TEST_CASE("TestOllamaBackendChatWithTools::uses_id_field_when_present", "[clean]") {
+  const Json calls =
+      Json::array({{{"id", "call_abc123"},
+                    {"function", {{"name", "calculator"}, {"arguments", {{"expression", "1"}}}}}}});
+  FakeServer server{ok_chat_response("", calls)};
+  const auto result =
+      backend_for(server).chat_with_tools(kQuestion, Json::array({calculator_spec()}));
+  REQUIRE(result.tool_calls.size() == 1);
+  CHECK(result.tool_calls[0]["call_id"] == "call_abc123");
+}
+
+TEST_CASE("TestOllamaBackendChatWithTools::skips_malformed_tool_calls", "[clean]") {
+  const Json calls =
+      Json::array({{{"function", {{"arguments", Json::object()}}}},                // no name
+                   {{"function", {{"name", ""}, {"arguments", Json::object()}}}},  // an empty name
+                   {{"function", {{"name", "calculator"}, {"arguments", {{"expression", "1"}}}}}}});
+  FakeServer server{ok_chat_response("", calls)};
+  const auto result =
+      backend_for(server).chat_with_tools(kQuestion, Json::array({calculator_spec()}));
+  REQUIRE(result.tool_calls.size() == 1);
+  CHECK(result.tool_calls[0]["name"] == "calculator");
+}
+
+TEST_CASE("TestOllamaBackendChatWithTools::token_counts_and_latency", "[clean]") {
+  FakeServer server{ok_chat_response("hi back", std::nullopt, 11, 22)};
+  const auto result = backend_for(server).chat_with_tools(kQuestion, nullptr);
+  CHECK(result.prompt_tokens == 11);
+  CHECK(result.completion_tokens == 22);
+  CHECK(result.latency_ms >= 0.0);
+}
+
+TEST_CASE("TestOllamaBackendChatWithTools::metadata_includes_server_durations_and_n_tools",
+          "[clean]") {
+  FakeServer server{ok_chat_response("hi back", std::nullopt, 6, 9, 2'000'000'000, 1'500'000'000)};
+  const auto result =
+      backend_for(server).chat_with_tools(kQuestion, Json::array({calculator_spec()}));
+  CHECK(result.metadata["server_total_duration_ms"].get<double>() == Approx(2000.0));
+  CHECK(result.metadata["server_eval_duration_ms"].get<double>() == Approx(1500.0));
+  CHECK(result.metadata["n_tools_offered"] == 1);
+}
+
+TEST_CASE("TestOllamaBackendChatWithTools::empty_messages_rejected", "[clean]") {
+  FakeServer server{ok_chat_response()};
+  CHECK_THROWS_WITH(backend_for(server).chat_with_tools(Json::array(), nullptr),
+                    Contains("messages"));
+}
+
+TEST_CASE("TestOllamaBackendChatWithTools::non_list_messages_rejected", "[clean]") {
+  FakeServer server{ok_chat_response()};
+  CHECK_THROWS_WITH(backend_for(server).chat_with_tools("hi", nullptr), Contains("messages"));
+}
+
+TEST_CASE("TestOllamaBackendChatWithTools::nonpositive_max_new_tokens_rejected", "[clean]") {
+  FakeServer server{ok_chat_response()};
+  CHECK_THROWS_WITH(
+      backend_for(server).chat_with_tools(kQuestion, nullptr, ChatOptions().with_max_new_tokens(0)),
+      Contains("max_new_tokens"));
+}
+
+TEST_CASE("TestOllamaBackendChatWithTools::missing_message_field_raises", "[clean]") {
+  // /api/generate's shape is the wrong answer for /api/chat.
+  FakeServer server{{{"done", true}, {"response", "hi"}}};
+  CHECK_THROWS_AS(backend_for(server).chat_with_tools(kQuestion, nullptr), OllamaError);
+  CHECK_THROWS_WITH(backend_for(server).chat_with_tools(kQuestion, nullptr), Contains("message"));
+}
+
+TEST_CASE("TestOllamaBackendChatWithTools::http_error_wrapped", "[clean]") {
+  FakeServer server;
+  server.status = 500;
+  server.raw = "Server";
+  CHECK_THROWS_WITH(backend_for(server).chat_with_tools(kQuestion, nullptr), Contains("500"));
+}
+
+// --- is_thinking_model (provided) --------------------------------------------------------------
+
+TEST_CASE("TestIsThinkingModel::qwen3_variants_are_thinking_models", "[clean]") {
+  CHECK(is_thinking_model("qwen3:4b"));
+  CHECK(is_thinking_model("qwen3:1.7b"));
+  CHECK(is_thinking_model("qwen3:8b-instruct-q4_K_M"));
+}
+
+TEST_CASE("TestIsThinkingModel::deepseek_r1_is_thinking_model", "[clean]") {
+  CHECK(is_thinking_model("deepseek-r1:7b"));
+  CHECK(is_thinking_model("deepseek-r1:14b-q4_K_M"));
+}
+
+TEST_CASE("TestIsThinkingModel::non_thinking_models", "[clean]") {
+  CHECK_FALSE(is_thinking_model("llama3.2:3b"));
+  CHECK_FALSE(is_thinking_model("qwen2.5:7b-instruct"));
+  CHECK_FALSE(is_thinking_model("mistral:7b"));
+  CHECK_FALSE(is_thinking_model(""));
+}
+
+TEST_CASE("TestIsThinkingModel::case_insensitive", "[clean]") {
+  CHECK(is_thinking_model("QWEN3:4B"));
+  CHECK(is_thinking_model("DeepSeek-R1:7b"));
+}
+
+TEST_CASE("TestIsThinkingModel::non_string_input", "[clean]") {
+  // Only a name can be asked about: a number does not compile, and the pretrained model's name is
+  // an answer like any other.
+  STATIC_REQUIRE_FALSE(std::is_invocable_v<decltype(&is_thinking_model), int>);
+  CHECK_FALSE(is_thinking_model("SmolLM2-135M-Instruct"));
 }
