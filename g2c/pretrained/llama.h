@@ -61,7 +61,7 @@ struct LoadOptions {
   /// false: every weight dequantized to float32 on load, the model you built computing with
   /// LibTorch's matmul (the lesson's path; any device). true: the fast path, the matrices kept in
   /// the file's blocks and multiplied by packed_weight.h's kernels (CPU only): about a fifth of
-  /// the memory, and decoding 2-3 times faster on one core. Norms, rotary positions, repeat_kv,
+  /// the memory, and decoding about 3 times faster on one core. Norms, rotary positions, repeat_kv,
   /// attention and the cache are your code either way.
   TORCH_ARG(bool, packed) = false;
 };

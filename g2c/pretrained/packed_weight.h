@@ -1,11 +1,13 @@
 // Module 16, implemented for you — the fast path: a weight matrix kept in the file's own blocks
-// (Q4_1 and Q8_0 for SmolLM2, 4.5 and 8.5 bits a value) and multiplied without ever being
+// (Q4_1 and Q8_0 for SmolLM2, 5 and 8.5 bits a value) and multiplied without ever being
 // dequantized whole.
 //
 // Decoding one token reads every weight once, so its speed is the speed of memory: float32
-// weights are about 540 MB a token for SmolLM2, its packed blocks about 115 MB. matmul decodes one
-// weight row at a time into a small buffer that stays in the core's L1 cache — the same float32
-// values the lesson's dequantize gives, bit for bit — and dots it with the inputs. Only the order
+// weights are 538 MB a token for SmolLM2, its packed blocks 97 MB. For one input row (a decoding
+// step) the AVX2 kernels multiply each block in place as d·Σ q·x + m·Σ x, never writing a decoded
+// value; for a few rows, each weight row is decoded into a small buffer that stays in the core's
+// L1 cache — the same float32 values the lesson's dequantize gives, bit for bit — and dotted with
+// the inputs; for a prompt, the matrix is decoded once and LibTorch multiplies. Only the grouping
 // of the additions differs from x @ W, so the results agree to float32 rounding.
 //
 //   auto wq = PackedWeight::from_gguf(file, file.tensor("blk.0.attn_q.weight"));  // (out, in)
@@ -39,10 +41,10 @@ class PackedWeight {
   /// The bytes of blocks held: rows · row_bytes (SmolLM2's Wq: 576 · 360).
   std::int64_t bytes() const { return rows_ * row_bytes_; }
 
-  /// x (…, in) float32 on the CPU -> (…, out), equal to x @ dequantized() up to the order of the
-  /// additions. A few input rows (decoding) are dotted with each weight row as it is decoded; more
-  /// (a prompt) decode the matrix once into a temporary and use LibTorch's matmul. ValueError for
-  /// another dtype, device or last dimension.
+  /// x (…, in) float32 on the CPU -> (…, out), equal to x @ dequantized() up to the grouping of the
+  /// additions. One input row (decoding) goes through the fused kernels, a few are dotted with each
+  /// weight row as it is decoded, more (a prompt) decode the matrix once into a temporary and use
+  /// LibTorch's matmul. ValueError for another dtype, device or last dimension.
   torch::Tensor matmul(const torch::Tensor& x) const;
   /// The rows `ids` (N) int64 decoded: (N, in) float32, a token embedding's lookup.
   torch::Tensor rows(const torch::Tensor& ids) const;
