@@ -15,6 +15,16 @@ class ValueError : public std::invalid_argument {
   explicit ValueError(const std::string& message) : std::invalid_argument(message) {}
 };
 
+/// A name that should mean a file or folder and means none: a model artifact nobody has saved
+/// yet, a configuration never written. A ValueError (a user fixes it, and course programs exit 2);
+/// its own type so that a caller can fall back to something else, as the Python edition's
+/// callers catch FileNotFoundError. The message says what was looked for and which command makes
+/// it.
+class FileNotFoundError : public ValueError {
+ public:
+  explicit FileNotFoundError(const std::string& message) : ValueError(message) {}
+};
+
 /// Thrown by every scaffolded function until the student writes it. what() starts with
 /// "NotImplementedError:" so graders can tell a TODO from a wrong answer.
 class NotImplementedError : public std::logic_error {

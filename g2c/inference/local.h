@@ -33,6 +33,15 @@ class TextCodec {
   virtual ~TextCodec() = default;
   virtual std::vector<std::int64_t> encode(std::string_view text) const = 0;
   virtual std::string decode(const std::vector<std::int64_t>& ids) const = 0;
+  /// Ids a model with `vocab_size` ids can read. By default encode(), refusing (ValueError) an id
+  /// >= vocab_size; a tokenizer that knows how to stay inside a smaller vocabulary (the
+  /// ShakespeareTokenizer capped at a model's size) overrides it.
+  virtual std::vector<std::int64_t> encode_with_vocab_size(std::string_view text,
+                                                           std::int64_t vocab_size) const;
+  /// The id of a special token such as "<|end|>", if the tokenizer has it.
+  virtual std::optional<std::int64_t> special_id(std::string_view /*token*/) const {
+    return std::nullopt;
+  }
 };
 
 /// Module 04's TextTokenizer (the ShakespeareTokenizer, a BPE, characters) as a TextCodec.
@@ -46,6 +55,7 @@ class TextTokenizerCodec : public TextCodec {
   std::string decode(const std::vector<std::int64_t>& ids) const override {
     return tokenizer_.decode(ids);
   }
+  std::optional<std::int64_t> special_id(std::string_view token) const override;
   const g2c::tokenizer::TextTokenizer& tokenizer() const { return tokenizer_; }
 
  private:

@@ -100,9 +100,11 @@ std::string describe_model_artifact(const ModelArtifact& artifact) {
 }
 
 std::string canonical_model_name(std::string_view name) {
-  if (name == "ShakespeareLM") return std::string(kShakespeareLM);
-  if (name == "StoryLM-Small") return "StoryLM-5M";
-  if (name == "StoryLM") return "StoryLM-30M";
+  for (const auto& tier : model_tiers()) {
+    for (const auto& alias : tier.aliases) {
+      if (alias == name) return tier.canonical_name;
+    }
+  }
   return std::string(name);
 }
 

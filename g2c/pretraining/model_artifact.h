@@ -40,6 +40,7 @@
 #include <nlohmann/json.hpp>
 #include "g2c/core/torch.h"
 
+#include "g2c/pretraining/artifact_names.h"
 #include "g2c/pretraining/trainer.h"
 #include "g2c/transformer/transformer_lm.h"
 
@@ -47,8 +48,9 @@ namespace g2c::pretraining {
 
 inline constexpr std::string_view kShakespeareLM = "ShakespeareLM-1M";
 
-/// The course's model tiers by alias: "ShakespeareLM" -> "ShakespeareLM-1M", "StoryLM-Small" ->
-/// "StoryLM-5M", "StoryLM" -> "StoryLM-30M"; any other name is returned unchanged.
+/// A tier's alias to its name (artifact_names.h): "ShakespeareLM" -> "ShakespeareLM-1M",
+/// "StoryLM-Small" -> "StoryLM-5M", "StoryLM" -> "StoryLM-30M", "TinyLLM" -> "TinyLLM-30M"; any
+/// other name is returned unchanged.
 std::string canonical_model_name(std::string_view name);
 
 /// Where model artifacts live: $G2C_ARTIFACTS_DIR/models if set, else <project>/artifacts/models.

@@ -446,3 +446,44 @@ TEST_CASE("model_artifact_without_evaluation_loads_and_describes_itself", "[arti
   ::unsetenv("G2C_ARTIFACTS_DIR");
   std::filesystem::remove_all(root);
 }
+
+// --- artifacts by name (artifact_names.h) -----------------------------------------------------
+
+namespace {
+
+void mark_saved(const fs::path& models_dir, const std::string& name) {
+  for (const auto* file : {"model.pt", "config.json", "manifest.json"}) {
+    g2c::write_file_atomic(models_dir / name / file, "{}");
+  }
+}
+
+}  // namespace
+
+TEST_CASE("artifact_names_resolve_tiers_aliases_and_families", "[artifacts]") {
+  using g2c::pretraining::resolve_artifact_name;
+  const auto models = temporary_folder("artifact-names") / "models";
+  mark_saved(models, "StoryLM-5M");
+  mark_saved(models, "StoryLM-30M-base");
+  mark_saved(models, "StoryLM-30M");
+  mark_saved(models, "StoryLM-5M-SFT");
+  mark_saved(models, "StoryLM-30M-SFT");
+  g2c::write_file_atomic(models / "StoryLM-100M" / "model.pt", "{}");  // incomplete: not saved
+
+  CHECK(resolve_artifact_name("StoryLM-Small", models) == "StoryLM-5M");      // alias -> bare name
+  CHECK(resolve_artifact_name("StoryLM-30M", models) == "StoryLM-30M-base");  // -base first
+  CHECK(resolve_artifact_name("StoryLM-5M-SFT", models) == "StoryLM-5M-SFT");
+  // A family without a size: the largest of that stage; among base models, -base preferred.
+  CHECK(resolve_artifact_name("StoryLM-SFT", models) == "StoryLM-30M-SFT");
+  CHECK(resolve_artifact_name("StoryLM", models) == "StoryLM-30M-base");
+  CHECK_THROWS_AS(resolve_artifact_name("StoryLM-DPO", models), g2c::FileNotFoundError);
+  CHECK_THROWS_WITH(resolve_artifact_name("TinyLLM-30M", models), Contains("TinyLLM-30M"));
+  CHECK_THROWS_AS(resolve_artifact_name("", models), g2c::ValueError);
+
+  CHECK(g2c::pretraining::canonical_model_name("TinyLLM") == "TinyLLM-30M");
+  CHECK(g2c::pretraining::canonical_model_name("StoryLM-5M-base") == "StoryLM-5M-base");
+  const auto ranked = g2c::pretraining::available_model_artifacts(models);
+  REQUIRE(ranked.size() == 2);
+  CHECK(ranked.front().name == "StoryLM-5M");
+  CHECK(ranked.back().name == "StoryLM-30M-base");
+  CHECK(ranked.back().canonical_name == "StoryLM-30M");
+}
