@@ -18,7 +18,7 @@ cd "$ROOT"
 # files). Change it here only after the whole test suite passes with the new version.
 TORCH_VERSION="2.15.0"
 PYTHON_PACKAGES=("torch==${TORCH_VERSION}" "matplotlib" "cmake>=3.28" "gguf==0.19.0"
-  "transformers==5.24.0" "accelerate==1.15.0")
+  "transformers==5.24.0" "accelerate==1.15.0" "ollama==0.6.3" "openai==3.57.0")
 APT_PACKAGES=(build-essential cmake ninja-build ccache catch2 libfmt-dev nlohmann-json3-dev libcli11-dev
   libcpp-httplib-dev pkg-config clang-format clang-14 libclang-rt-14-dev curl chromium graphviz)
 TINYSHAKESPEARE_URL="https://raw.githubusercontent.com/karpathy/char-rnn/master/data/tinyshakespeare/input.txt"

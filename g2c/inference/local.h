@@ -23,21 +23,17 @@
 #include "g2c/inference/backend.h"
 #include "g2c/nn/module.h"
 #include "g2c/sampling/generate.h"
+#include "g2c/sft/chat_template.h"
 #include "g2c/tokenizer/text_tokenizer.h"
 
 namespace g2c::inference {
 
-/// What a local backend needs of a tokenizer: text to ids and back.
-class TextCodec {
+/// What a local backend needs of a tokenizer: text to ids and back. encode_with_vocab_size (module
+/// 13's TokenEncoder) gives ids a model with fewer ids than the tokenizer can read; by default it
+/// refuses an id that does not fit.
+class TextCodec : public g2c::sft::TokenEncoder {
  public:
-  virtual ~TextCodec() = default;
-  virtual std::vector<std::int64_t> encode(std::string_view text) const = 0;
   virtual std::string decode(const std::vector<std::int64_t>& ids) const = 0;
-  /// Ids a model with `vocab_size` ids can read. By default encode(), refusing (ValueError) an id
-  /// >= vocab_size; a tokenizer that knows how to stay inside a smaller vocabulary (the
-  /// ShakespeareTokenizer capped at a model's size) overrides it.
-  virtual std::vector<std::int64_t> encode_with_vocab_size(std::string_view text,
-                                                           std::int64_t vocab_size) const;
   /// The id of a special token such as "<|end|>", if the tokenizer has it.
   virtual std::optional<std::int64_t> special_id(std::string_view /*token*/) const {
     return std::nullopt;

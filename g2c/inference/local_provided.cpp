@@ -1,5 +1,3 @@
-#include <algorithm>
-
 #include <fmt/format.h>
 
 #include "g2c/core/errors.h"
@@ -18,19 +16,6 @@ torch::Tensor generate_with_transformer(g2c::nn::Module& model, const torch::Ten
         "TransformerLM; give LocalBackendOptions().with_generate(...) for another model");
   }
   return g2c::sampling::generate(*transformer, prompt_ids, max_new_tokens, options);
-}
-
-std::vector<std::int64_t> TextCodec::encode_with_vocab_size(std::string_view text,
-                                                            std::int64_t vocab_size) const {
-  auto ids = encode(text);
-  const auto largest = std::max_element(ids.begin(), ids.end());
-  if (largest != ids.end() && *largest >= vocab_size) {
-    throw ValueError(fmt::format(
-        "the prompt encodes to id {}, outside the model's vocabulary of {} ids: use the "
-        "tokenizer the model was trained with, at the model's vocabulary size",
-        *largest, vocab_size));
-  }
-  return ids;
 }
 
 std::optional<std::int64_t> TextTokenizerCodec::special_id(std::string_view token) const {

@@ -13,8 +13,8 @@ std::vector<std::int64_t> TokenEncoder::encode_with_vocab_size(std::string_view 
   const auto largest = std::max_element(ids.begin(), ids.end());
   if (largest != ids.end() && *largest >= vocab_size) {
     throw ValueError(fmt::format(
-        "the rendered conversation has token id {} but the model has only {} ids: encode with "
-        "the tokenizer the model was trained with, at the model's vocabulary size",
+        "the text encodes to token id {} but the model has only {} ids: encode with the "
+        "tokenizer the model was trained with, at the model's vocabulary size",
         *largest, vocab_size));
   }
   return ids;

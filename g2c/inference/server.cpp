@@ -1,0 +1,1057 @@
+#include "g2c/inference/server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <ctime>
+#include <iostream>
+#include <random>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <httplib.h>
+
+#include "g2c/core/errors.h"
+#include "g2c/pretrained/catalog.h"
+#include "g2c/pretrained/generation.h"
+#include "g2c/pretraining/artifact_names.h"
+#include "g2c/sampling/text_generation.h"
+#include "g2c/sft/chat.h"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace g2c::inference {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Thrown from a token callback to end a generation early: the client went away, or a stop
+/// string appeared. Caught in this file only.
+struct EndGeneration {};
+
+std::int64_t nanoseconds_since(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
+}
+
+std::string lowercase(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+/// Ollama's timestamps: RFC 3339 in UTC with nanoseconds.
+std::string timestamp_now() {
+  const auto now = std::chrono::system_clock::now();
+  const auto seconds = std::chrono::system_clock::to_time_t(now);
+  const auto nanos =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() %
+      1'000'000'000;
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  return fmt::format("{}.{:09d}Z", text, nanos);
+}
+
+std::string timestamp_of(const fs::path& path) {
+  std::error_code error;
+  const auto written = fs::last_write_time(path, error);
+  if (error) return timestamp_now();
+  const auto system = std::chrono::time_point_cast<std::chrono::system_clock::duration>(
+      written - fs::file_time_type::clock::now() + std::chrono::system_clock::now());
+  const auto seconds = std::chrono::system_clock::to_time_t(system);
+  std::tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+g2c::sampling::GenerateOptions sampling_of(const ServedRequest& request) {
+  const auto seed = request.seed ? *request.seed : std::random_device{}();
+  return g2c::sampling::GenerateOptions()
+      .temperature(request.temperature)
+      .top_k(request.top_k)
+      .top_p(request.top_p)
+      .generator(at::make_generator<at::CPUGeneratorImpl>(seed));
+}
+
+/// The tokens a request may still generate after a prompt of `prompt_tokens`.
+std::int64_t room_for(const ServedRequest& request, std::int64_t prompt_tokens,
+                      std::int64_t context, const std::string& model) {
+  if (prompt_tokens >= context) {
+    throw ValueError(
+        fmt::format("the prompt is {} tokens and {}'s context is {}: shorten the prompt",
+                    prompt_tokens, model, context));
+  }
+  const auto room = context - prompt_tokens;
+  return request.max_new_tokens < 0 ? room : std::min(request.max_new_tokens, room);
+}
+
+/// Text pieces of one generation on their way to the client, through the stop strings.
+class TextSink {
+ public:
+  TextSink(const ServedRequest& request, const std::function<bool(const std::string&)>& on_text)
+      : stops_(request.stop), on_text_(on_text) {}
+  /// Sends what may be shown; throws EndGeneration once a stop string appears or the client is
+  /// gone.
+  void push(const std::string& piece) {
+    send(stops_.push(piece));
+    if (stops_.stopped()) throw EndGeneration{};
+  }
+  void finish(const std::string& tail) {
+    if (!stops_.stopped()) send(stops_.push(tail));
+    if (!stops_.stopped()) send(stops_.finish());
+  }
+  bool stopped() const { return stops_.stopped(); }
+  bool client_gone() const { return client_gone_; }
+  const std::string& text() const { return text_; }
+  /// Marks the time of the first new token (the end of the prompt's evaluation).
+  void token_drawn() {
+    if (!first_) first_ = Clock::now();
+  }
+  /// The text, why it ended (`ended`: the model wrote its end token) and the durations.
+  void complete(ServedGeneration& result, bool ended) const {
+    result.text = text_;
+    result.done_reason = ended || stopped() ? "stop" : "length";
+    const auto first = first_.value_or(Clock::now());
+    result.prompt_eval_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(first - start_).count();
+    result.eval_ns = nanoseconds_since(first);
+  }
+
+ private:
+  void send(const std::string& text) {
+    if (text.empty()) return;
+    text_ += text;
+    if (on_text_ && !on_text_(text)) {
+      client_gone_ = true;
+      throw EndGeneration{};
+    }
+  }
+  StopStrings stops_;
+  const std::function<bool(const std::string&)>& on_text_;
+  std::string text_;
+  bool client_gone_ = false;
+  Clock::time_point start_ = Clock::now();
+  std::optional<Clock::time_point> first_;
+};
+
+// --- the pretrained model ---------------------------------------------------------------------
+
+class PretrainedServed : public ServedModel {
+ public:
+  explicit PretrainedServed(const std::string& name)
+      : pretrained_(g2c::pretrained::load_pretrained_model(
+            name, g2c::pretrained::LoadOptions().packed(true))),
+        name_(pretrained_.name) {}
+
+  const std::string& name() const override { return name_; }
+  std::int64_t context_length() const override { return pretrained_.model->options.max_seq_len(); }
+
+  void check(const ServedRequest& request) const override {
+    room_for(request, static_cast<std::int64_t>(encode(request).size()), context_length(), name_);
+  }
+
+  ServedGeneration generate(const ServedRequest& request,
+                            const std::function<bool(const std::string&)>& on_text) override {
+    const auto& tokenizer = pretrained_.tokenizer;
+    const auto ids = encode(request);
+    ServedGeneration result;
+    result.prompt_tokens = static_cast<std::int64_t>(ids.size());
+    const auto room = room_for(request, result.prompt_tokens, context_length(), name_);
+
+    torch::NoGradGuard no_grad;
+    TextSink sink(request, on_text);
+    g2c::pretrained::PretrainedTextStream stream(tokenizer);
+    bool ended = false;
+    try {
+      const auto generation = g2c::pretrained::generate_pretrained(
+          pretrained_, ids, room, sampling_of(request), [&](std::int64_t id) {
+            sink.token_drawn();
+            if (id == tokenizer.eos_id()) return;
+            ++result.completion_tokens;
+            sink.push(stream.push(id));
+          });
+      ended = generation.stopped;
+      sink.finish(stream.finish());
+    } catch (const EndGeneration&) {
+      if (sink.client_gone()) throw;
+    }
+    sink.complete(result, ended);
+    return result;
+  }
+
+  std::vector<std::vector<float>> embed(const std::vector<std::string>& texts, bool truncate,
+                                        std::int64_t& tokens) override {
+    torch::NoGradGuard no_grad;
+    std::vector<std::vector<float>> vectors;
+    for (const auto& text : texts) {
+      auto ids = pretrained_.tokenizer.encode(text);
+      if (ids.empty()) throw ValueError("/api/embed: an input is empty; give text to embed");
+      if (static_cast<std::int64_t>(ids.size()) > context_length()) {
+        if (!truncate) {
+          throw ValueError(
+              fmt::format("/api/embed: an input is {} tokens, longer than {}'s context of {} (send "
+                          "\"truncate\": true to embed its start)",
+                          ids.size(), name_, context_length()));
+        }
+        ids.resize(static_cast<std::size_t>(context_length()));
+      }
+      tokens += static_cast<std::int64_t>(ids.size());
+      const auto input = torch::tensor(ids, torch::kLong).unsqueeze(0);
+      // (1, T, D) -> (D): the mean over the tokens, then unit length.
+      const auto pooled = pretrained_.model->hidden_states(input).mean(1).squeeze(0);
+      const auto unit = (pooled / pooled.norm().clamp_min(1e-12)).contiguous();
+      vectors.emplace_back(unit.data_ptr<float>(), unit.data_ptr<float>() + unit.numel());
+    }
+    return vectors;
+  }
+
+ private:
+  /// The prompt's ids: a chat in the file's template; /api/generate's prompt as a user turn
+  /// (under `system` when given), as Ollama does, or as it is when raw.
+  std::vector<std::int64_t> encode(const ServedRequest& request) const {
+    const auto& tokenizer = pretrained_.tokenizer;
+    if (request.messages.empty() && request.raw) return tokenizer.encode(request.prompt);
+    std::vector<g2c::pretrained::ChatMessage> messages;
+    if (request.messages.empty()) {
+      if (request.system) messages.push_back({"system", *request.system});
+      messages.push_back({"user", request.prompt});
+    }
+    for (const auto& m : request.messages) messages.push_back({m.role, m.content});
+    return tokenizer.encode(tokenizer.format_chat(messages, true));
+  }
+
+  g2c::pretrained::PretrainedModel pretrained_;
+  std::string name_;
+};
+
+// --- a course artifact ------------------------------------------------------------------------
+
+class CourseServed : public ServedModel {
+ public:
+  CourseServed(std::string name, const fs::path& dir)
+      : text_model_(g2c::sampling::load_text_model(dir.string())), name_(std::move(name)) {}
+
+  const std::string& name() const override { return name_; }
+  std::int64_t context_length() const override { return text_model_.artifact.model->max_seq_len; }
+
+  void check(const ServedRequest& request) const override {
+    if (request.messages.empty()) {
+      room_for(request,
+               static_cast<std::int64_t>(text_model_.tokenizer.encode(request.prompt).size()),
+               context_length(), name_);
+    } else {
+      chat_messages(request);
+    }
+  }
+
+  ServedGeneration generate(const ServedRequest& request,
+                            const std::function<bool(const std::string&)>& on_text) override {
+    return request.messages.empty() ? continue_prompt(request, on_text) : reply(request, on_text);
+  }
+
+  std::vector<std::vector<float>> embed(const std::vector<std::string>&, bool,
+                                        std::int64_t&) override {
+    throw ValueError(fmt::format(
+        "/api/embed: {} is a course model, which has no embedding interface; embed with "
+        "SmolLM2-135M-Instruct",
+        name_));
+  }
+
+ private:
+  /// /api/generate: the prompt continued as text, until <|end|> when the tokenizer has it.
+  ServedGeneration continue_prompt(const ServedRequest& request,
+                                   const std::function<bool(const std::string&)>& on_text) {
+    auto& model = *text_model_.artifact.model;
+    const auto& tokenizer = text_model_.tokenizer;
+    const auto ids = tokenizer.encode(request.prompt);
+    ServedGeneration result;
+    result.prompt_tokens = static_cast<std::int64_t>(ids.size());
+    const auto room = room_for(request, result.prompt_tokens, context_length(), name_);
+    auto sampling = sampling_of(request);
+    std::optional<std::int64_t> end;
+    try {
+      end = g2c::sft::end_token_id(tokenizer);
+      sampling.eos_id(end);
+    } catch (const ValueError&) {
+      // A tokenizer without <|end|> (a base model's): generate until the length.
+    }
+    torch::NoGradGuard no_grad;
+    TextSink sink(request, on_text);
+    g2c::sampling::TextStream stream(tokenizer);
+    bool ended = false;
+    try {
+      g2c::sampling::generate_long_cached(model, torch::tensor(ids, torch::kLong), room, sampling,
+                                          [&](std::int64_t id) {
+                                            sink.token_drawn();
+                                            if (end && id == *end) {
+                                              ended = true;
+                                              return;
+                                            }
+                                            ++result.completion_tokens;
+                                            sink.push(stream.push(id));
+                                          });
+      sink.finish(stream.finish());
+    } catch (const EndGeneration&) {
+      if (sink.client_gone()) throw;
+    }
+    sink.complete(result, ended);
+    return result;
+  }
+
+  /// /api/chat: module 13's chat template and chat_reply (system turns are left out: the course's
+  /// template has none).
+  ServedGeneration reply(const ServedRequest& request,
+                         const std::function<bool(const std::string&)>& on_text) {
+    const auto messages = chat_messages(request);
+    const auto context = context_length();
+    const auto max_new =
+        request.max_new_tokens < 0 ? context / 2 : std::min(request.max_new_tokens, context - 1);
+    const auto& tokenizer = text_model_.tokenizer;
+    ServedGeneration result;
+    result.prompt_tokens = std::min<std::int64_t>(
+        static_cast<std::int64_t>(
+            tokenizer.encode(g2c::sft::ChatTemplate().generation_prompt(messages)).size()),
+        context - max_new);
+    TextSink sink(request, on_text);
+    bool ended = false;
+    try {
+      const auto answer = g2c::sft::chat_reply(
+          *text_model_.artifact.model, tokenizer, messages,
+          g2c::sft::ChatReplyOptions().max_new_tokens(max_new).sampling(sampling_of(request)),
+          [&](const std::string& piece) {
+            sink.token_drawn();
+            sink.push(piece);
+          });
+      ended = answer.stopped;
+      result.completion_tokens = static_cast<std::int64_t>(answer.ids.size());
+      sink.finish("");
+    } catch (const EndGeneration&) {
+      if (sink.client_gone()) throw;
+      // Ended at a stop string: count what was kept.
+      result.completion_tokens = static_cast<std::int64_t>(tokenizer.encode(sink.text()).size());
+    }
+    sink.complete(result, ended);
+    return result;
+  }
+
+  /// The conversation in module 13's roles: system turns left out (its template has none).
+  std::vector<g2c::sft::Message> chat_messages(const ServedRequest& request) const {
+    std::vector<g2c::sft::Message> messages;
+    for (const auto& m : request.messages) {
+      if (m.role != "system") messages.push_back({m.role, m.content});
+    }
+    if (messages.empty() || messages.back().role != "user") {
+      throw ValueError(fmt::format(
+          "{} (a course model) answers a conversation that ends with a user turn", name_));
+    }
+    return messages;
+  }
+
+  g2c::sampling::TextModel text_model_;
+  std::string name_;
+};
+
+}  // namespace
+
+// --- stop strings -------------------------------------------------------------------------------
+
+StopStrings::StopStrings(std::vector<std::string> stops) : stops_(std::move(stops)) {
+  std::erase_if(stops_, [](const std::string& stop) { return stop.empty(); });
+}
+
+std::string StopStrings::push(const std::string& piece) {
+  if (stopped_) return "";
+  pending_ += piece;
+  std::size_t earliest = std::string::npos;
+  for (const auto& stop : stops_) earliest = std::min(earliest, pending_.find(stop));
+  if (earliest != std::string::npos) {
+    stopped_ = true;
+    auto shown = pending_.substr(0, earliest);
+    pending_.clear();
+    return shown;
+  }
+  // Hold back the longest tail that could be the start of a stop string.
+  std::size_t held = 0;
+  for (const auto& stop : stops_) {
+    for (std::size_t n = std::min(stop.size() - 1, pending_.size()); n > held; --n) {
+      if (pending_.compare(pending_.size() - n, n, stop, 0, n) == 0) {
+        held = n;
+        break;
+      }
+    }
+  }
+  auto shown = pending_.substr(0, pending_.size() - held);
+  pending_.erase(0, pending_.size() - held);
+  return shown;
+}
+
+std::string StopStrings::finish() {
+  if (stopped_) return "";
+  return std::exchange(pending_, std::string());
+}
+
+// --- the registry -------------------------------------------------------------------------------
+
+ModelRegistry::ModelRegistry(fs::path models_dir) : models_dir_(std::move(models_dir)) {}
+
+std::vector<std::string> ModelRegistry::names() const {
+  std::vector<std::string> names;
+  for (const auto& name : g2c::pretrained::pretrained_model_names()) {
+    try {
+      g2c::pretrained::pretrained_model_file(name);
+      names.push_back(name);
+    } catch (const ValueError&) {
+      // Not fetched: scripts/setup.sh puts it there.
+    }
+  }
+  std::vector<std::string> course;
+  std::error_code error;
+  for (const auto& entry : fs::directory_iterator(models_dir_, error)) {
+    const auto name = entry.path().filename().string();
+    if (g2c::pretraining::model_artifact_exists(name, models_dir_)) course.push_back(name);
+  }
+  std::sort(course.begin(), course.end());
+  names.insert(names.end(), course.begin(), course.end());
+  return names;
+}
+
+std::string ModelRegistry::resolve(const std::string& name) const {
+  auto wanted = name;
+  if (const auto colon = wanted.rfind(':'); colon != std::string::npos) wanted.resize(colon);
+  const auto spelled = lowercase(wanted);
+  const auto tier = lowercase(g2c::pretraining::canonical_model_name(wanted));  // "ShakespeareLM"
+  for (const auto& known : names()) {
+    if (lowercase(known) == spelled || lowercase(known) == tier) return known;
+  }
+  return "";
+}
+
+std::shared_ptr<ServedModel> ModelRegistry::get(const std::string& name, double* load_ms) {
+  if (load_ms) *load_ms = 0;
+  const auto canonical = resolve(name);
+  if (canonical.empty()) return nullptr;
+  std::shared_ptr<std::once_flag> once;
+  {
+    std::lock_guard lock(mutex_);
+    for (const auto& [known, model] : loaded_) {
+      if (known == canonical) return model;
+    }
+    for (const auto& [known, flag] : once_) {
+      if (known == canonical) once = flag;
+    }
+    if (!once) once = once_.emplace_back(canonical, std::make_shared<std::once_flag>()).second;
+  }
+  // Loaded outside the lock: another model's requests go on meanwhile; the same model's wait here.
+  std::call_once(*once, [&] {
+    const auto start = Clock::now();
+    std::shared_ptr<ServedModel> model;
+    if (!g2c::pretrained::pretrained_model_name(canonical).empty()) {
+      model = std::make_shared<PretrainedServed>(canonical);
+    } else {
+      model = std::make_shared<CourseServed>(canonical, models_dir_ / canonical);
+    }
+    if (load_ms) *load_ms = nanoseconds_since(start) / 1e6;
+    std::lock_guard lock(mutex_);
+    loaded_.emplace_back(canonical, std::move(model));
+  });
+  std::lock_guard lock(mutex_);
+  for (const auto& [known, model] : loaded_) {
+    if (known == canonical) return model;
+  }
+  throw ValueError(fmt::format("the model {} could not be loaded", canonical));
+}
+
+// --- the HTTP side ------------------------------------------------------------------------------
+
+namespace {
+
+/// A request the client got wrong: answered with `status` and a JSON error.
+struct BadRequest {
+  int status;
+  std::string message;
+};
+
+json parse_body(const httplib::Request& request) {
+  try {
+    auto body = json::parse(request.body);
+    if (!body.is_object()) throw BadRequest{400, "the body must be a JSON object"};
+    return body;
+  } catch (const json::parse_error& error) {
+    throw BadRequest{400, fmt::format("the body is not valid JSON: {}", error.what())};
+  }
+}
+
+std::string string_field(const json& body, const char* key, bool required) {
+  if (!body.contains(key) || body[key].is_null()) {
+    if (required) throw BadRequest{400, fmt::format("\"{}\" is required", key)};
+    return "";
+  }
+  if (!body[key].is_string()) {
+    throw BadRequest{400, fmt::format("\"{}\" must be a string, got {}", key, body[key].dump())};
+  }
+  return body[key].get<std::string>();
+}
+
+double number_field(const json& object, const char* key, double fallback) {
+  if (!object.contains(key) || object[key].is_null()) return fallback;
+  if (!object[key].is_number()) {
+    throw BadRequest{400, fmt::format("\"{}\" must be a number, got {}", key, object[key].dump())};
+  }
+  return object[key].get<double>();
+}
+
+std::optional<std::int64_t> integer_field(const json& object, const char* key) {
+  if (!object.contains(key) || object[key].is_null()) return std::nullopt;
+  if (!object[key].is_number_integer()) {
+    throw BadRequest{400,
+                     fmt::format("\"{}\" must be an integer, got {}", key, object[key].dump())};
+  }
+  return object[key].get<std::int64_t>();
+}
+
+std::vector<std::string> stop_field(const json& object, const char* key) {
+  if (!object.contains(key) || object[key].is_null()) return {};
+  const auto& value = object[key];
+  if (value.is_string()) return {value.get<std::string>()};
+  std::vector<std::string> stops;
+  if (value.is_array()) {
+    for (const auto& stop : value) {
+      if (!stop.is_string()) break;
+      stops.push_back(stop.get<std::string>());
+    }
+    if (stops.size() == value.size()) return stops;
+  }
+  throw BadRequest{400, fmt::format("\"{}\" must be a string or a list of strings", key)};
+}
+
+void check_sampling(const ServedRequest& request) {
+  if (!(request.temperature >= 0)) {
+    throw BadRequest{400, fmt::format("temperature must be >= 0, got {}", request.temperature)};
+  }
+  if (request.top_k && *request.top_k < 0) {
+    throw BadRequest{400, fmt::format("top_k must be >= 0, got {}", *request.top_k)};
+  }
+  if (request.top_p && !(*request.top_p > 0 && *request.top_p <= 1)) {
+    throw BadRequest{400, fmt::format("top_p must be in (0, 1], got {}", *request.top_p)};
+  }
+}
+
+/// Ollama's "options" object into the request.
+void read_ollama_options(const json& body, ServedRequest& request) {
+  if (!body.contains("options") || body["options"].is_null()) return;
+  const auto& options = body["options"];
+  if (!options.is_object()) throw BadRequest{400, "\"options\" must be a JSON object"};
+  request.temperature = number_field(options, "temperature", request.temperature);
+  if (const auto top_k = integer_field(options, "top_k")) {
+    request.top_k = *top_k == 0 ? std::nullopt : std::optional(*top_k);
+  }
+  if (options.contains("top_p") && !options["top_p"].is_null()) {
+    request.top_p = number_field(options, "top_p", 1.0);
+  }
+  if (const auto n = integer_field(options, "num_predict")) {
+    if (*n < -2) {
+      throw BadRequest{400, fmt::format("num_predict must be >= 0, or -1 (until the end token "
+                                        "or the context is full), got {}",
+                                        *n)};
+    }
+    request.max_new_tokens = *n < 0 ? -1 : *n;
+  }
+  if (const auto seed = integer_field(options, "seed")) {
+    request.seed = static_cast<std::uint64_t>(*seed);
+  }
+  request.stop = stop_field(options, "stop");
+  check_sampling(request);
+}
+
+std::vector<ServedMessage> read_messages(const json& body) {
+  if (!body.contains("messages") || !body["messages"].is_array()) {
+    throw BadRequest{400, "\"messages\" must be a list of {\"role\", \"content\"} objects"};
+  }
+  std::vector<ServedMessage> messages;
+  for (const auto& message : body["messages"]) {
+    if (!message.is_object() || !message.contains("role") || !message["role"].is_string()) {
+      throw BadRequest{400, "each message needs a \"role\" string and a \"content\" string"};
+    }
+    const auto role = message["role"].get<std::string>();
+    if (role != "system" && role != "user" && role != "assistant" && role != "tool") {
+      throw BadRequest{400, fmt::format("unknown role \"{}\" (expected system, user, assistant "
+                                        "or tool)",
+                                        role)};
+    }
+    std::string content;
+    if (message.contains("content") && message["content"].is_string()) {
+      content = message["content"].get<std::string>();
+    } else if (message.contains("content") && !message["content"].is_null()) {
+      throw BadRequest{400, "a message's \"content\" must be a string"};
+    }
+    messages.push_back({role == "tool" ? "user" : role, content});
+  }
+  return messages;
+}
+
+bool stream_field(const json& body, bool fallback) {
+  if (!body.contains("stream") || body["stream"].is_null()) return fallback;
+  if (!body["stream"].is_boolean()) throw BadRequest{400, "\"stream\" must be true or false"};
+  return body["stream"].get<bool>();
+}
+
+}  // namespace
+
+// --- the answers
+// ----------------------------------------------------------------------------------
+
+namespace {
+
+void answer_json(httplib::Response& response, const json& value, int status = 200) {
+  response.status = status;
+  response.set_content(value.dump(), "application/json; charset=utf-8");
+}
+
+/// Ollama's errors: {"error": "..."}.
+void ollama_error(httplib::Response& response, int status, const std::string& message) {
+  answer_json(response, {{"error", message}}, status);
+}
+
+/// OpenAI's errors: {"error": {"message", "type", "param", "code"}}.
+void openai_error(httplib::Response& response, int status, const std::string& message) {
+  answer_json(response,
+              {{"error",
+                {{"message", message},
+                 {"type", status == 404 ? "not_found_error" : "invalid_request_error"},
+                 {"param", nullptr},
+                 {"code", nullptr}}}},
+              status);
+}
+
+using ErrorWriter = void (*)(httplib::Response&, int, const std::string&);
+using Route = std::function<void(const httplib::Request&, httplib::Response&)>;
+
+/// A route whose failures become the protocol's error answers: the client's mistakes 4xx, the
+/// server's 500.
+httplib::Server::Handler guarded(Route route, ErrorWriter error) {
+  return [route = std::move(route), error](const httplib::Request& request,
+                                           httplib::Response& response) {
+    try {
+      route(request, response);
+    } catch (const EndGeneration&) {
+      error(response, 503, "g2c-serve is stopping; the generation was ended");
+    } catch (const BadRequest& bad) {
+      error(response, bad.status, bad.message);
+    } catch (const ValueError& bad) {
+      error(response, 400, bad.what());
+    } catch (const std::exception& failure) {
+      error(response, 500, fmt::format("the server failed: {}", failure.what()));
+    }
+  };
+}
+
+/// One line of an Ollama answer; `done` lines carry the counts and durations as well.
+json ollama_line(bool chat, const std::string& model, const std::string& text) {
+  json line = {{"model", model}, {"created_at", timestamp_now()}, {"done", false}};
+  if (chat) {
+    line["message"] = {{"role", "assistant"}, {"content", text}};
+  } else {
+    line["response"] = text;
+  }
+  return line;
+}
+
+json ollama_done(bool chat, const std::string& model, const std::string& text,
+                 const ServedGeneration& generation, std::int64_t total_ns, double load_ms) {
+  auto line = ollama_line(chat, model, text);
+  line["done"] = true;
+  line["done_reason"] = generation.done_reason;
+  line["total_duration"] = total_ns;
+  line["load_duration"] = static_cast<std::int64_t>(load_ms * 1e6);
+  line["prompt_eval_count"] = generation.prompt_tokens;
+  line["prompt_eval_duration"] = generation.prompt_eval_ns;
+  line["eval_count"] = generation.completion_tokens;
+  line["eval_duration"] = generation.eval_ns;
+  return line;
+}
+
+json openai_chunk(const std::string& id, std::int64_t created, const std::string& model,
+                  const json& delta, const json& finish_reason) {
+  return {{"id", id},
+          {"object", "chat.completion.chunk"},
+          {"created", created},
+          {"model", model},
+          {"system_fingerprint", "g2c"},
+          {"choices", {{{"index", 0}, {"delta", delta}, {"finish_reason", finish_reason}}}}};
+}
+
+std::int64_t unix_now() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+struct Server::Impl {
+  httplib::Server http;
+  bool bound = false;
+  std::atomic<std::uint64_t> completions{0};
+};
+
+Server::Server(ServerOptions options)
+    : options_(std::move(options)),
+      registry_(options_.models_dir),
+      impl_(std::make_unique<Impl>()) {
+  auto& http = impl_->http;
+  http.set_payload_max_length(options_.max_body_bytes);
+  const auto threads = std::max<std::size_t>(options_.threads, 2);
+  http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+
+  // The model a request names, loaded; 404 naming the served models when there is none.
+  const auto model_for = [this](const std::string& name, double& load_ms) {
+    auto model = registry_.get(name, &load_ms);
+    if (!model) {
+      const auto names = registry_.names();
+      throw BadRequest{
+          404, fmt::format("model \"{}\" not found; this server has: {}", name,
+                           names.empty() ? std::string("none (run scripts/setup.sh, or train a "
+                                                       "course model)")
+                                         : fmt::format("{}", fmt::join(names, ", ")))};
+    }
+    return model;
+  };
+
+  // What a generation answered at once hears after each piece: go on unless the server stops.
+  const std::function<bool(const std::string&)> still_serving = [this](const std::string&) {
+    return !stopping_.load();
+  };
+
+  http.Get("/", [](const httplib::Request&, httplib::Response& response) {
+    response.set_content("g2c-serve is running (Ollama's and OpenAI's protocols)\n", "text/plain");
+  });
+  http.Get("/api/version", [](const httplib::Request&, httplib::Response& response) {
+    answer_json(response, {{"version", "0.6.0"}});
+  });
+
+  http.Get("/api/tags", guarded(
+                            [this](const httplib::Request&, httplib::Response& response) {
+                              json models = json::array();
+                              for (const auto& name : registry_.names()) {
+                                models.push_back(tag_of(name));
+                              }
+                              answer_json(response, {{"models", models}});
+                            },
+                            ollama_error));
+
+  // /api/generate and /api/chat: the same but for the request's shape and the answer's field.
+  const auto ollama_generation = [this, model_for, still_serving](bool chat) -> Route {
+    return [this, model_for, still_serving, chat](const httplib::Request& request,
+                                                  httplib::Response& response) {
+      const auto body = parse_body(request);
+      const auto model_name = string_field(body, "model", true);
+      ServedRequest served;
+      if (chat) {
+        served.messages = read_messages(body);
+      } else {
+        served.prompt = string_field(body, "prompt", false);
+        if (body.contains("raw") && !body["raw"].is_boolean()) {
+          throw BadRequest{400, "\"raw\" must be true or false"};
+        }
+        served.raw = body.value("raw", false);
+        if (auto system = string_field(body, "system", false); !system.empty()) {
+          served.system = std::move(system);
+        }
+      }
+      read_ollama_options(body, served);
+      const bool stream = stream_field(body, true);
+      double load_ms = 0;
+      const auto model = model_for(model_name, load_ms);
+
+      // Nothing to generate: Ollama's answer to "load the model".
+      if (chat ? served.messages.empty() : served.prompt.empty()) {
+        auto done = ollama_line(chat, model_name, "");
+        done["done"] = true;
+        done["done_reason"] = "load";
+        answer_json(response, done);
+        return;
+      }
+      model->check(served);  // a prompt too long is a 400, before any answer starts
+      const auto started = Clock::now();
+      if (!stream) {
+        const auto generation = model->generate(served, still_serving);
+        answer_json(response, ollama_done(chat, model_name, generation.text, generation,
+                                          nanoseconds_since(started), load_ms));
+        return;
+      }
+      response.set_chunked_content_provider(
+          "application/x-ndjson", [this, model, served, chat, model_name, started, load_ms](
+                                      std::size_t, httplib::DataSink& sink) {
+            const auto send = [&sink](const json& line) {
+              const auto text = line.dump() + "\n";
+              return sink.write(text.data(), text.size());
+            };
+            try {
+              const auto generation = model->generate(served, [&](const std::string& text) {
+                return !stopping_ && send(ollama_line(chat, model_name, text));
+              });
+              send(ollama_done(chat, model_name, "", generation, nanoseconds_since(started),
+                               load_ms));
+            } catch (const EndGeneration&) {
+              if (!stopping_) ++abandoned_;
+              return false;  // the client has gone, or the server is stopping
+            } catch (const std::exception& failure) {
+              send({{"error", failure.what()}});
+            }
+            sink.done();
+            return true;
+          });
+    };
+  };
+  http.Post("/api/generate", guarded(ollama_generation(false), ollama_error));
+  http.Post("/api/chat", guarded(ollama_generation(true), ollama_error));
+
+  // /api/embed {"model", "input": text or [texts], "truncate"?}; /api/embeddings {"model",
+  // "prompt"} is its older form, one vector as "embedding".
+  const auto embed_route = [model_for](bool legacy) -> Route {
+    return [model_for, legacy](const httplib::Request& request, httplib::Response& response) {
+      const auto body = parse_body(request);
+      const auto model_name = string_field(body, "model", true);
+      std::vector<std::string> texts;
+      const auto key = legacy ? "prompt" : "input";
+      if (body.contains(key) && body[key].is_string()) {
+        texts.push_back(body[key].get<std::string>());
+      } else if (!legacy && body.contains(key) && body[key].is_array()) {
+        for (const auto& text : body[key]) {
+          if (!text.is_string()) throw BadRequest{400, "\"input\" must hold strings only"};
+          texts.push_back(text.get<std::string>());
+        }
+      } else {
+        throw BadRequest{400, fmt::format("\"{}\" must be {}", key,
+                                          legacy ? "a string" : "a string or a list of strings")};
+      }
+      if (body.contains("truncate") && !body["truncate"].is_boolean()) {
+        throw BadRequest{400, "\"truncate\" must be true or false"};
+      }
+      double load_ms = 0;
+      const auto model = model_for(model_name, load_ms);
+      const auto started = Clock::now();
+      std::int64_t tokens = 0;
+      const auto vectors = model->embed(texts, body.value("truncate", true), tokens);
+      if (legacy) {
+        answer_json(response, {{"embedding", vectors.front()}});
+        return;
+      }
+      answer_json(response, {{"model", model_name},
+                             {"embeddings", vectors},
+                             {"total_duration", nanoseconds_since(started)},
+                             {"load_duration", static_cast<std::int64_t>(load_ms * 1e6)},
+                             {"prompt_eval_count", tokens}});
+    };
+  };
+  http.Post("/api/embed", guarded(embed_route(false), ollama_error));
+  http.Post("/api/embeddings", guarded(embed_route(true), ollama_error));
+
+  // OpenAI's chat completions.
+  http.Get("/v1/models", guarded(
+                             [this](const httplib::Request&, httplib::Response& response) {
+                               json data = json::array();
+                               for (const auto& name : registry_.names()) {
+                                 data.push_back({{"id", name},
+                                                 {"object", "model"},
+                                                 {"created", unix_now()},
+                                                 {"owned_by", "g2c"}});
+                               }
+                               answer_json(response, {{"object", "list"}, {"data", data}});
+                             },
+                             openai_error));
+  http.Post(
+      "/v1/chat/completions",
+      guarded(
+          [this, model_for, still_serving](const httplib::Request& request,
+                                           httplib::Response& response) {
+            const auto body = parse_body(request);
+            const auto model_name = string_field(body, "model", true);
+            ServedRequest served;
+            served.messages = read_messages(body);
+            if (served.messages.empty()) throw BadRequest{400, "\"messages\" is empty"};
+            // OpenAI's defaults: temperature 1, no top-k, top_p 1.
+            served.temperature = number_field(body, "temperature", 1.0);
+            served.top_k = std::nullopt;
+            served.top_p = number_field(body, "top_p", 1.0);
+            auto max_tokens = integer_field(body, "max_completion_tokens");
+            if (!max_tokens) max_tokens = integer_field(body, "max_tokens");
+            if (max_tokens && *max_tokens < 1) {
+              throw BadRequest{400, fmt::format("max_tokens must be >= 1, got {}", *max_tokens)};
+            }
+            served.max_new_tokens = max_tokens.value_or(-1);
+            if (const auto seed = integer_field(body, "seed")) {
+              served.seed = static_cast<std::uint64_t>(*seed);
+            }
+            served.stop = stop_field(body, "stop");
+            check_sampling(served);
+            const bool stream = stream_field(body, false);
+            double load_ms = 0;
+            const auto model = model_for(model_name, load_ms);
+            model->check(served);
+            const auto id = fmt::format("chatcmpl-g2c{}", ++impl_->completions);
+            const auto created = unix_now();
+            const auto finish = [](const ServedGeneration& generation) {
+              return generation.done_reason == "length" ? "length" : "stop";
+            };
+            if (!stream) {
+              const auto generation = model->generate(served, still_serving);
+              answer_json(
+                  response,
+                  {{"id", id},
+                   {"object", "chat.completion"},
+                   {"created", created},
+                   {"model", model_name},
+                   {"system_fingerprint", "g2c"},
+                   {"choices",
+                    {{{"index", 0},
+                      {"message", {{"role", "assistant"}, {"content", generation.text}}},
+                      {"finish_reason", finish(generation)}}}},
+                   {"usage",
+                    {{"prompt_tokens", generation.prompt_tokens},
+                     {"completion_tokens", generation.completion_tokens},
+                     {"total_tokens", generation.prompt_tokens + generation.completion_tokens}}}});
+              return;
+            }
+            response.set_chunked_content_provider(
+                "text/event-stream", [this, model, served, id, created, model_name, finish](
+                                         std::size_t, httplib::DataSink& sink) {
+                  const auto event = [&sink](const std::string& data) {
+                    const auto text = "data: " + data + "\n\n";
+                    return sink.write(text.data(), text.size());
+                  };
+                  try {
+                    event(openai_chunk(id, created, model_name,
+                                       {{"role", "assistant"}, {"content", ""}}, nullptr)
+                              .dump());
+                    const auto generation = model->generate(served, [&](const std::string& text) {
+                      return !stopping_ && event(openai_chunk(id, created, model_name,
+                                                              {{"content", text}}, nullptr)
+                                                     .dump());
+                    });
+                    event(openai_chunk(id, created, model_name, json::object(), finish(generation))
+                              .dump());
+                    event("[DONE]");
+                  } catch (const EndGeneration&) {
+                    if (!stopping_) ++abandoned_;
+                    return false;
+                  } catch (const std::exception& failure) {
+                    event(json({{"error", {{"message", failure.what()}}}}).dump());
+                  }
+                  sink.done();
+                  return true;
+                });
+          },
+          openai_error));
+
+  // Answers httplib wrote itself (no route, a body over the limit) get a JSON error too.
+  http.set_error_handler(httplib::Server::HandlerWithResponse(
+      [this](const httplib::Request& request, httplib::Response& response) {
+        if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
+        const auto message =
+            response.status == 404
+                ? fmt::format("no such endpoint: {} {}", request.method, request.path)
+            : response.status == 413
+                ? fmt::format("the request body is over {} bytes", options_.max_body_bytes)
+                : fmt::format("HTTP {}", response.status);
+        (request.path.starts_with("/v1/") ? openai_error : ollama_error)(response, response.status,
+                                                                         message);
+        return httplib::Server::HandlerResponse::Handled;
+      }));
+
+  http.set_logger([this](const httplib::Request& request, const httplib::Response& response) {
+    const auto answered = ++answered_;
+    if (options_.log_requests) {
+      std::cerr << fmt::format("g2c-serve: {} {} -> {}\n", request.method, request.path,
+                               response.status);
+    }
+    if (options_.max_requests > 0 && answered >= options_.max_requests) impl_->http.stop();
+  });
+}
+
+nlohmann::json Server::tag_of(const std::string& name) {
+  const bool pretrained = !g2c::pretrained::pretrained_model_name(name).empty();
+  const auto file = pretrained ? g2c::pretrained::pretrained_model_file(name)
+                               : registry_.models_dir() / name / "model.pt";
+  std::error_code error;
+  const auto size = fs::file_size(file, error);
+  return {{"name", name + ":latest"},
+          {"model", name + ":latest"},
+          {"modified_at", timestamp_of(file)},
+          {"size", error ? 0 : size},
+          {"digest", ""},
+          {"details",
+           {{"format", pretrained ? "gguf" : "g2c"},
+            {"family", pretrained ? "llama" : "gpt"},
+            {"families", {pretrained ? "llama" : "gpt"}},
+            {"parameter_size", ""},
+            {"quantization_level", pretrained ? "Q4_1" : "F32"}}}};
+}
+
+Server::~Server() {
+  stop();
+}
+
+namespace {
+
+/// Whether something already listens on 127.0.0.1:port (httplib binds with SO_REUSEPORT, which
+/// would let a second server share the port silently instead of failing).
+bool someone_listens(const std::string& host, int port) {
+  if (host != "127.0.0.1" && host != "localhost") return false;
+  const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (probe < 0) return false;
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool connected =
+      ::connect(probe, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
+  ::close(probe);
+  return connected;
+}
+
+}  // namespace
+
+void Server::bind() {
+  if (impl_->bound) return;
+  if (options_.port != 0 && someone_listens(options_.host, options_.port)) {
+    throw ValueError(fmt::format(
+        "g2c-serve: something already listens on {}:{} (another g2c-serve, or Ollama, which "
+        "also uses 11434): stop it or give another --port",
+        options_.host, options_.port));
+  }
+  if (options_.port == 0) {
+    port_ = impl_->http.bind_to_any_port(options_.host);
+  } else {
+    port_ = impl_->http.bind_to_port(options_.host, options_.port) ? options_.port : -1;
+  }
+  if (port_ < 0) {
+    throw ValueError(fmt::format(
+        "g2c-serve could not listen on {}:{} (is another server there? Ollama also uses 11434): "
+        "give another --port",
+        options_.host, options_.port));
+  }
+  impl_->bound = true;
+}
+
+void Server::listen() {
+  bind();
+  impl_->http.listen_after_bind();
+}
+
+void Server::stop() {
+  stopping_ = true;  // generations in progress end at their next token
+  impl_->http.stop();
+}
+
+}  // namespace g2c::inference

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""g2c-serve against the official `ollama` and `openai` Python clients, and stopped by a signal.
+
+  scripts/check_serve.py [build dir]      (default build/reference; run by scripts/test.sh)
+
+Starts build/<dir>/bin/g2c-serve on a free port of 127.0.0.1 and talks to it as a user's program
+would, with the clients Ollama and OpenAI publish (setup installs them into the project's
+environment): the model list, /api/generate and /api/chat with and without streaming, /api/embed,
+/v1/chat/completions with and without streaming, and errors raised as each client's own exception.
+The streamed text must equal the text answered at once, and greedy answers must be the ones the
+course's model gives in-process ("The capital of France is Paris."). Then SIGTERM in the middle of
+a streamed answer must end the server within seconds with status 0 and the port free again; and a
+server started with --max-requests must stop by itself. Every wait is bounded. Skipped, saying why,
+without SmolLM2's file (scripts/setup.sh fetches it).
+"""
+from __future__ import annotations
+
+import math
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import ollama
+import openai
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+NAME = "SmolLM2-135M-Instruct"
+GGUF = os.path.join(ROOT, "artifacts", "pretrained", NAME, f"{NAME}.Q4_1.gguf")
+GREEDY = {"temperature": 0, "num_predict": 24}
+
+checks = 0
+
+
+def check(condition: bool, what: str) -> None:
+    global checks
+    if not condition:
+        raise SystemExit(f"FAILED: {what}")
+    checks += 1
+    print(f"  ok  {what}")
+
+
+class Served:
+    """g2c-serve on a free port, its stderr kept for the log; killed if a check fails."""
+
+    def __init__(self, binary: str, *args: str, port: int = 0) -> None:
+        self.process = subprocess.Popen(
+            [binary, "--port", str(port), "--quiet", *args],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        port_line = []
+        reader = threading.Thread(target=lambda: port_line.append(self.process.stdout.readline()))
+        reader.start()
+        reader.join(timeout=30)
+        if not port_line or not port_line[0].strip().isdigit():
+            self.process.kill()
+            raise SystemExit(f"g2c-serve did not start: {self.process.stderr.read()}")
+        self.port = int(port_line[0])
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def wait(self, seconds: float) -> int | None:
+        try:
+            return self.process.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+def check_ollama_client(url: str) -> str:
+    client = ollama.Client(host=url, timeout=120)
+    names = [m.model for m in client.list().models]
+    check(f"{NAME}:latest" in names, f"ollama list() shows {NAME} ({names})")
+
+    question = "What is the capital of France?"
+    answer = client.generate(model=NAME, prompt=question, options=GREEDY)
+    check(answer.response == "The capital of France is Paris.",
+          f"ollama generate(): {answer.response!r}")
+    check(answer.done and answer.done_reason == "stop" and answer.eval_count == 7
+          and answer.prompt_eval_count > 0 and answer.total_duration > 0,
+          f"generate()'s counts and durations (eval_count {answer.eval_count})")
+    streamed = "".join(part.response for part in
+                       client.generate(model=NAME, prompt=question, options=GREEDY, stream=True))
+    check(streamed == answer.response, "ollama generate(stream=True) streams the same text")
+
+    chat = client.chat(model=NAME, messages=[{"role": "user", "content": "What is 13 + 28?"}],
+                       options=GREEDY)
+    check(chat.message.role == "assistant" and chat.message.content.startswith("13 + 28 = 42"),
+          f"ollama chat(): {chat.message.content[:40]!r}")
+    parts = list(client.chat(model=NAME, messages=[{"role": "user", "content": "What is 13 + 28?"}],
+                             options=GREEDY, stream=True))
+    check("".join(p.message.content for p in parts) == chat.message.content and parts[-1].done,
+          f"ollama chat(stream=True) streams the same text in {len(parts)} parts")
+    stopped = client.chat(model=NAME, messages=[{"role": "user", "content": "What is 13 + 28?"}],
+                          options={**GREEDY, "stop": [" ="]})
+    check(stopped.message.content == "13 + 28", f"options.stop ends the text before it: "
+          f"{stopped.message.content!r}")
+
+    embedded = client.embed(model=NAME, input=["The king is dead.", "Long live the king!"])
+    vectors = embedded.embeddings
+    norms = [math.sqrt(sum(x * x for x in v)) for v in vectors]
+    check(len(vectors) == 2 and len(vectors[0]) == 576 and all(abs(n - 1) < 1e-4 for n in norms),
+          "ollama embed(): two unit vectors of 576 numbers")
+
+    try:
+        client.generate(model="NoSuchModel", prompt="hi")
+        check(False, "an unknown model raises ollama.ResponseError")
+    except ollama.ResponseError as error:
+        check(error.status_code == 404 and "NoSuchModel" in error.error,
+              f"an unknown model raises ollama.ResponseError 404 ({error.error[:50]}...)")
+    return chat.message.content
+
+
+def check_openai_client(url: str, chat_text: str) -> None:
+    client = openai.OpenAI(base_url=f"{url}/v1", api_key="not-needed", timeout=120, max_retries=0)
+    ids = [m.id for m in client.models.list()]
+    check(NAME in ids, f"openai models.list() shows {NAME}")
+    messages = [{"role": "user", "content": "What is 13 + 28?"}]
+    completion = client.chat.completions.create(model=NAME, messages=messages, temperature=0,
+                                                max_tokens=24)
+    text = completion.choices[0].message.content
+    check(text == chat_text, f"openai chat.completions.create() answers as /api/chat: {text[:30]!r}")
+    check(completion.usage.completion_tokens == 24 and completion.choices[0].finish_reason == "length",
+          "its usage and finish_reason")
+    stream = client.chat.completions.create(model=NAME, messages=messages, temperature=0,
+                                            max_tokens=24, stream=True)
+    pieces = [c.choices[0].delta.content or "" for c in stream if c.choices]
+    check("".join(pieces) == text, f"openai stream=True streams the same text ({len(pieces)} events)")
+    try:
+        client.chat.completions.create(model=NAME, messages=messages, max_tokens=-3)
+        check(False, "a negative max_tokens raises openai.BadRequestError")
+    except openai.BadRequestError as error:
+        check("max_tokens" in str(error), "a negative max_tokens raises openai.BadRequestError")
+    try:
+        client.chat.completions.create(model="NoSuchModel", messages=messages)
+        check(False, "an unknown model raises openai.NotFoundError")
+    except openai.NotFoundError:
+        check(True, "an unknown model raises openai.NotFoundError")
+
+
+def check_sigterm(binary: str) -> None:
+    server = Served(binary)
+    try:
+        client = ollama.Client(host=server.url, timeout=60)
+        started = threading.Event()
+
+        def long_stream() -> None:
+            try:
+                for _ in client.generate(model=NAME, prompt="Tell me a long story.",
+                                         options={"num_predict": 3000}, stream=True):
+                    started.set()
+            except Exception:  # the server went away mid-stream: expected
+                started.set()
+
+        reader = threading.Thread(target=long_stream, daemon=True)
+        reader.start()
+        check(started.wait(60), "a long streamed answer has begun")
+        server.process.send_signal(signal.SIGTERM)
+        status = server.wait(20)
+        check(status == 0, f"SIGTERM mid-stream: g2c-serve exits with status 0 (got {status})")
+        reader.join(timeout=20)
+        check(not reader.is_alive(), "the client's stream ends too")
+        again = Served(binary, port=server.port)
+        again.kill()
+        check(again.port == server.port, "and a new g2c-serve listens on its port at once")
+    finally:
+        server.kill()
+
+
+def check_max_requests(binary: str) -> None:
+    server = Served(binary, "--max-requests", "2")
+    try:
+        client = ollama.Client(host=server.url, timeout=60)
+        client.list()
+        client.list()
+        status = server.wait(20)
+        check(status == 0, f"--max-requests 2: g2c-serve stops by itself after 2 (status {status})")
+    finally:
+        server.kill()
+
+
+def main() -> int:
+    build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build", "reference")
+    binary = os.path.join(build, "bin", "g2c-serve")
+    if not os.path.exists(binary):
+        raise SystemExit(f"{binary} is missing: cmake --build --preset reference --target g2c-serve")
+    if not os.path.exists(GGUF) and not os.environ.get("G2C_SMOLLM2_GGUF"):
+        print(f"checks: 0 passed, 0 failed, 1 skipped ({GGUF} missing: run scripts/setup.sh)")
+        return 0
+    start = time.time()
+    server = Served(binary)
+    try:
+        chat_text = check_ollama_client(server.url)
+        check_openai_client(server.url, chat_text)
+        second = subprocess.run([binary, "--port", str(server.port)], capture_output=True,
+                                text=True, timeout=60)
+        check(second.returncode == 2 and "already listens" in second.stderr,
+              "a second g2c-serve on a taken port exits 2, saying so")
+    finally:
+        server.kill()
+    check_sigterm(binary)
+    check_max_requests(binary)
+    print(f"checks: {checks} passed, 0 failed, 0 skipped ({time.time() - start:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

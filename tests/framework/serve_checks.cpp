@@ -1,0 +1,300 @@
+// Framework checks of g2c-serve (g2c/inference/server.h), a server started in this process on a
+// free port of 127.0.0.1 and stopped at the end of each check: stop strings against hand-made
+// cases; every kind of bad request answered 4xx with a JSON error; and, on the real
+// SmolLM2-135M-Instruct file (skipped, visibly, without it), module 16's OllamaBackend through the
+// server giving exactly the in-process backend's answer, eight clients at once each getting the
+// answer it gets alone, a client that leaves mid-stream ending its generation, and a client that
+// never reads holding up no one. scripts/check_serve.py drives the same server with the official
+// `ollama` and `openai` Python clients and stops it with SIGTERM.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <future>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "g2c/core/errors.h"
+#include "g2c/inference/ollama.h"
+#include "g2c/inference/pretrained_backend.h"
+#include "g2c/inference/server.h"
+#include "g2c/pretrained/catalog.h"
+#include "g2c_test.h"
+
+using Catch::Matchers::Contains;
+using g2c::inference::Server;
+using g2c::inference::ServerOptions;
+using g2c::inference::StopStrings;
+using json = nlohmann::json;
+
+namespace {
+
+const char* kName = "SmolLM2-135M-Instruct";
+
+std::string missing_model() {
+  try {
+    g2c::pretrained::pretrained_model_file(kName);
+    return "";
+  } catch (const g2c::ValueError& error) {
+    return error.what();
+  }
+}
+
+/// A server on a free port of 127.0.0.1, listening on its own thread until destroyed.
+class RunningServer {
+ public:
+  explicit RunningServer(ServerOptions options = {}) : server_(with_free_port(options)) {
+    server_.bind();
+    thread_ = std::thread([this] { server_.listen(); });
+  }
+  ~RunningServer() {
+    server_.stop();
+    thread_.join();
+  }
+  Server& server() { return server_; }
+  int port() const { return server_.port(); }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port()); }
+  httplib::Client client() const {
+    httplib::Client client("127.0.0.1", port());
+    client.set_read_timeout(60, 0);
+    return client;
+  }
+
+ private:
+  static ServerOptions with_free_port(ServerOptions options) {
+    options.host = "127.0.0.1";
+    options.port = 0;
+    options.log_requests = false;
+    return options;
+  }
+  Server server_;
+  std::thread thread_;
+};
+
+/// A POST whose answer must be a client error: its status, and its body as JSON.
+std::pair<int, json> post(httplib::Client& client, const std::string& path,
+                          const std::string& body) {
+  const auto answer = client.Post(path.c_str(), body, "application/json");
+  REQUIRE(answer);
+  return {answer->status, json::parse(answer->body)};
+}
+
+/// A socket to the server with `request` sent on it; the caller reads (or not) and closes.
+int open_request(int port, const std::string& path, const std::string& body) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<std::uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0);
+  const auto request = "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: " +
+                       "application/json\r\nContent-Length: " + std::to_string(body.size()) +
+                       "\r\n\r\n" + body;
+  REQUIRE(::send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size()));
+  return fd;
+}
+
+json chat_request(const std::string& question, std::int64_t tokens, bool stream) {
+  return {{"model", kName},
+          {"messages", {{{"role", "user"}, {"content", question}}}},
+          {"stream", stream},
+          {"options", {{"temperature", 0}, {"num_predict", tokens}}}};
+}
+
+}  // namespace
+
+TEST_CASE("stop_strings_hold_back_a_possible_start_and_cut_at_the_first", "[serve]") {
+  StopStrings stops({"\n\n", "END"});
+  CHECK(stops.push("a\n") == "a");  // "\n" may begin "\n\n": held back
+  CHECK(stops.push("b") == "\nb");  // it did not
+  CHECK(stops.push("E") == "");     // may begin "END"
+  CHECK(stops.push("Nx") == "ENx");
+  CHECK(stops.push("yz\n") == "yz");
+  CHECK_FALSE(stops.stopped());
+  CHECK(stops.push("\nmore") == "");  // "\n\n": the text ends before it
+  CHECK(stops.stopped());
+  CHECK(stops.push("after") == "");
+  CHECK(stops.finish() == "");
+
+  StopStrings none({});
+  CHECK(none.push("text\n") == "text\n");
+  StopStrings tail({"STOP"});
+  CHECK(tail.push("abcST") == "abc");
+  CHECK(tail.finish() == "ST");  // no stop came: what was held back is shown
+  StopStrings first({"b", "abc"});
+  CHECK(first.push("xabcd") == "x");  // the stop string that starts first wins
+}
+
+TEST_CASE("serve_answers_bad_requests_with_a_4xx_json_error", "[serve]") {
+  ServerOptions options;
+  options.max_body_bytes = 4096;
+  RunningServer running(options);
+  auto client = running.client();
+
+  auto [status, body] = post(client, "/api/generate", "{\"model\": ");
+  CHECK(status == 400);
+  CHECK_THAT(body["error"].get<std::string>(), Contains("not valid JSON"));
+
+  std::tie(status, body) =
+      post(client, "/api/generate", R"({"model": "NoSuchModel", "prompt": "x"})");
+  CHECK(status == 404);
+  CHECK_THAT(body["error"].get<std::string>(), Contains("NoSuchModel"));
+
+  std::tie(status, body) = post(client, "/api/chat", R"({"model": "x", "messages": "hi"})");
+  CHECK(status == 400);
+  CHECK_THAT(body["error"].get<std::string>(), Contains("messages"));
+
+  std::tie(status, body) = post(client, "/api/generate",
+                                R"({"model": "x", "prompt": "x", "options": {"num_predict": -5}})");
+  CHECK(status == 400);
+  CHECK_THAT(body["error"].get<std::string>(), Contains("num_predict"));
+
+  std::tie(status, body) =
+      post(client, "/api/generate", R"({"model": "x", "prompt": "x", "stream": "yes"})");
+  CHECK(status == 400);
+
+  std::tie(status, body) = post(client, "/api/generate",
+                                json({{"model", "x"}, {"prompt", std::string(10000, 'a')}}).dump());
+  CHECK(status == 413);
+  CHECK_THAT(body["error"].get<std::string>(), Contains("4096"));
+
+  std::tie(status, body) =
+      post(client, "/v1/chat/completions",
+           R"({"model": "x", "messages": [{"role": "user", "content": "hi"}], "max_tokens": -1})");
+  CHECK(status == 400);
+  CHECK_THAT(body["error"]["message"].get<std::string>(), Contains("max_tokens"));
+
+  const auto missing = client.Get("/api/nothing");
+  REQUIRE(missing);
+  CHECK(missing->status == 404);
+  CHECK(json::parse(missing->body).contains("error"));
+
+  if (missing_model().empty()) {
+    // A prompt longer than the model's context (8192 tokens).
+    std::string long_prompt;
+    for (int i = 0; i < 9000; ++i) long_prompt += " word";
+    ServerOptions roomy;
+    roomy.max_body_bytes = 1 << 20;
+    RunningServer larger(roomy);
+    auto big_client = larger.client();
+    std::tie(status, body) =
+        post(big_client, "/api/generate", json({{"model", kName}, {"prompt", long_prompt}}).dump());
+    CHECK(status == 400);
+    CHECK_THAT(body["error"].get<std::string>(), Contains("context"));
+  }
+}
+
+TEST_CASE("ollama_backend_through_serve_answers_as_in_process", "[serve]") {
+  if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
+  RunningServer running;
+  const auto options =
+      g2c::inference::CompletionOptions().with_temperature(0).with_max_new_tokens(24);
+  g2c::inference::OllamaBackend remote(
+      kName, g2c::inference::OllamaOptions().with_base_url(running.url()));
+  auto local = g2c::inference::PretrainedBackend::load(kName);
+  for (const std::string prompt : {"What is the capital of France?", "Name a colour."}) {
+    const auto over_http = remote.complete(prompt, options);
+    const auto in_process = local.complete(prompt, options);
+    CHECK(over_http.completion == in_process.completion);
+    CHECK(over_http.prompt_tokens == in_process.prompt_tokens);
+    CHECK(over_http.completion_tokens == in_process.completion_tokens);
+  }
+  CHECK(remote.complete("What is the capital of France?", options).completion ==
+        "The capital of France is Paris.");
+}
+
+TEST_CASE("eight_clients_at_once_each_get_the_answer_they_get_alone", "[serve]") {
+  if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
+  RunningServer running;
+  const std::vector<std::string> questions = {"What is the capital of France?",
+                                              "What is the capital of Italy?",
+                                              "Name a fruit.",
+                                              "What is 2 + 2?",
+                                              "Say hello.",
+                                              "Name a colour.",
+                                              "What is the capital of Spain?",
+                                              "Name an animal."};
+  // Alone, one after the other.
+  std::vector<std::string> alone;
+  {
+    auto client = running.client();
+    for (const auto& question : questions) {
+      auto [status, body] = post(client, "/api/chat", chat_request(question, 16, false).dump());
+      REQUIRE(status == 200);
+      alone.push_back(body["message"]["content"].get<std::string>());
+    }
+  }
+  // All at once, half of them streamed.
+  std::vector<std::future<std::string>> answers;
+  for (std::size_t i = 0; i < questions.size(); ++i) {
+    answers.push_back(std::async(std::launch::async, [&, i] {
+      auto client = running.client();
+      const bool stream = i % 2 == 1;
+      const auto answer = client.Post("/api/chat", chat_request(questions[i], 16, stream).dump(),
+                                      "application/json");
+      if (!answer || answer->status != 200) return std::string("<failed>");
+      if (!stream) return json::parse(answer->body)["message"]["content"].get<std::string>();
+      std::string text;
+      std::size_t start = 0;
+      while (start < answer->body.size()) {
+        const auto end = answer->body.find('\n', start);
+        const auto line = json::parse(answer->body.substr(start, end - start));
+        text += line["message"]["content"].get<std::string>();
+        start = end + 1;
+      }
+      return text;
+    }));
+  }
+  for (std::size_t i = 0; i < questions.size(); ++i) {
+    INFO(questions[i]);
+    CHECK(answers[i].get() == alone[i]);
+  }
+}
+
+TEST_CASE("a_client_that_leaves_mid_stream_ends_its_generation", "[serve]") {
+  if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
+  RunningServer running;
+  // 2000 tokens would take half a minute; the client reads the first piece and leaves.
+  const int fd = open_request(running.port(), "/api/generate",
+                              json({{"model", kName},
+                                    {"prompt", "Tell me a long story."},
+                                    {"options", {{"num_predict", 2000}}}})
+                                  .dump());
+  char buffer[512];
+  REQUIRE(::recv(fd, buffer, sizeof buffer, 0) > 0);
+  ::close(fd);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (running.server().generations_abandoned() == 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  CHECK(running.server().generations_abandoned() == 1);
+}
+
+TEST_CASE("a_client_that_never_reads_holds_up_no_one", "[serve]") {
+  if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
+  RunningServer running;
+  const int idle = open_request(running.port(), "/api/generate",
+                                json({{"model", kName},
+                                      {"prompt", "Tell me a long story."},
+                                      {"options", {{"num_predict", 400}}}})
+                                    .dump());
+  auto client = running.client();
+  const auto start = std::chrono::steady_clock::now();
+  auto [status, body] =
+      post(client, "/api/chat", chat_request("What is the capital of France?", 12, false).dump());
+  const auto seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(status == 200);
+  CHECK(body["message"]["content"] == "The capital of France is Paris.");
+  CHECK(seconds < 30);
+  ::close(idle);
+}
