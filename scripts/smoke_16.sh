@@ -3,7 +3,8 @@
 # result files against exercises/16-inference/README.md: the packed weights a fifth of the float32
 # ones with the same greedy tokens, the exercise's forward reproducing the model, multi-head
 # attention computing the same function with three times the cache, the cache holding the
-# formula's bytes; and g2c-generate on the real model.
+# formula's bytes, SmolLM2 answering the same through g2c-serve as in the process; and g2c-generate
+# on the real model.
 #   scripts/smoke_16.sh [build dir]      (default build/reference)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
@@ -16,6 +17,7 @@ fi
 "$bin/16_quantization" "${common[@]}" --tokens 8 --repeats 1 >/dev/null
 "$bin/16_modern_pieces" "${common[@]}" --threads 2 --text-tokens 32 --answer-tokens 3 >/dev/null
 "$bin/16_kv_cache" "${common[@]}" --threads 2 --positions 256 --round 64 >/dev/null
+"$bin/16_serve" "${common[@]}" --tokens 8 --repeats 1 --clients 2 >/dev/null
 "$bin/g2c-generate" --model SmolLM2-135M-Instruct --prompt "The sea" --temperature 0 --tokens 6 \
   --threads 2 --json "$out/generate.json" >/dev/null 2>&1
 
@@ -56,6 +58,14 @@ check(all(abs(a - b) < 1e-9 for a, b in zip(k["cache_tensor_mib"], k["formula_mi
       "the cache's tensors against the formula")
 check(all(t > 0 for t in k["decode_step_ms"]), "step times")
 
+s = load("serve.json")
+rows = {b["backend"]: b for b in s["backends"]}
+check(rows["SmolLM2-135M-Instruct in-process"]["tokens"] ==
+      rows["SmolLM2-135M-Instruct via g2c-serve"]["tokens"], "serve: token counts differ")
+check(0 <= s["http_wire_ms_per_completion"] < 50, f"serve: hop {s['http_wire_ms_per_completion']}")
+check(s["streaming"]["clients"] == 2 and s["streaming"]["tokens_per_second"] > 0, "serve: clients")
+check(len(s["figures"]) == 2, "serve figures")
+
 g = load("generate.json")
 check(g["model"] == "SmolLM2-135M-Instruct" and g["weights"] == "packed", "generate: model")
 check(g["new_tokens"] > 0 and g["packed"]["tokens_per_s"] > 0, "generate: speed")
@@ -63,7 +73,7 @@ check(g["float32"]["same_tokens"], "generate: packed and float32 tokens differ")
 
 for problem in problems:
     print(f"smoke_16: {problem}")
-print(f"smoke_16: quantization, modern pieces, KV cache and g2c-generate checked; "
+print(f"smoke_16: quantization, modern pieces, KV cache, serve and g2c-generate checked; "
       f"{len(problems)} problems")
 sys.exit(1 if problems else 0)
 PY

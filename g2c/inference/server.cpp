@@ -641,6 +641,9 @@ using Route = std::function<void(const httplib::Request&, httplib::Response&)>;
 httplib::Server::Handler guarded(Route route, ErrorWriter error) {
   return [route = std::move(route), error](const httplib::Request& request,
                                            httplib::Response& response) {
+    // A pool thread starts with OpenMP's own thread count (every core), not the process's
+    // torch::set_num_threads: take the process's, or small models pay for idle threads.
+    at::init_num_threads();
     try {
       route(request, response);
     } catch (const EndGeneration&) {
