@@ -73,6 +73,7 @@ set(G2C_COURSE_FILES
   "16  inference  inference/benchmark"
   "16  inference  inference/ollama"
   "16  backends   inference/local"
+  "16b synth      synth/filter"
 )
 
 set(G2C_SOLUTIONS "" CACHE STRING

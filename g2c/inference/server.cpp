@@ -652,6 +652,9 @@ httplib::Server::Handler guarded(Route route, ErrorWriter error) {
       error(response, bad.status, bad.message);
     } catch (const ValueError& bad) {
       error(response, 400, bad.what());
+    } catch (const NotImplementedError& todo) {
+      // A course function on the model's path is still a TODO: the message names it.
+      error(response, 501, todo.what());
     } catch (const std::exception& failure) {
       error(response, 500, fmt::format("the server failed: {}", failure.what()));
     }

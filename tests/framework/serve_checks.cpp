@@ -78,12 +78,28 @@ class RunningServer {
   std::thread thread_;
 };
 
-/// A POST whose answer must be a client error: its status, and its body as JSON.
+/// A POST's status and its body as JSON. The server's 501 (a course function on the model's path
+/// is still a TODO) comes back as the NotImplementedError it was.
 std::pair<int, json> post(httplib::Client& client, const std::string& path,
                           const std::string& body) {
   const auto answer = client.Post(path.c_str(), body, "application/json");
   REQUIRE(answer);
-  return {answer->status, json::parse(answer->body)};
+  auto parsed = json::parse(answer->body);
+  if (answer->status == 501) throw g2c::NotImplementedError(parsed["error"].get<std::string>());
+  return {answer->status, std::move(parsed)};
+}
+
+/// One token from the real model through the server, before a check leans on the model running:
+/// in a build whose model functions are still TODOs this throws their NotImplementedError.
+void require_the_model_runs(RunningServer& running) {
+  auto client = running.client();
+  const auto [status, body] = post(client, "/api/generate",
+                                   json({{"model", kName},
+                                         {"prompt", "Hi"},
+                                         {"stream", false},
+                                         {"options", {{"num_predict", 1}}}})
+                                       .dump());
+  REQUIRE(status == 200);
 }
 
 /// A socket to the server with `request` sent on it; the caller reads (or not) and closes.
@@ -214,6 +230,7 @@ TEST_CASE("ollama_backend_through_serve_answers_as_in_process", "[serve]") {
 TEST_CASE("eight_clients_at_once_each_get_the_answer_they_get_alone", "[serve]") {
   if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
   RunningServer running;
+  require_the_model_runs(running);
   const std::vector<std::string> questions = {"What is the capital of France?",
                                               "What is the capital of Italy?",
                                               "Name a fruit.",
@@ -262,6 +279,7 @@ TEST_CASE("eight_clients_at_once_each_get_the_answer_they_get_alone", "[serve]")
 TEST_CASE("a_client_that_leaves_mid_stream_ends_its_generation", "[serve]") {
   if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
   RunningServer running;
+  require_the_model_runs(running);
   // 2000 tokens would take half a minute; the client reads the first piece and leaves.
   const int fd = open_request(running.port(), "/api/generate",
                               json({{"model", kName},
@@ -282,6 +300,7 @@ TEST_CASE("a_client_that_leaves_mid_stream_ends_its_generation", "[serve]") {
 TEST_CASE("a_client_that_never_reads_holds_up_no_one", "[serve]") {
   if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
   RunningServer running;
+  require_the_model_runs(running);
   const int idle = open_request(running.port(), "/api/generate",
                                 json({{"model", kName},
                                       {"prompt", "Tell me a long story."},
