@@ -4,16 +4,20 @@
 // SmolLM2-135M-Instruct file (skipped, visibly, without it), module 16's OllamaBackend through the
 // server giving exactly the in-process backend's answer, eight clients at once each getting the
 // answer it gets alone, a client that leaves mid-stream ending its generation, and a client that
-// never reads holding up no one. scripts/check_serve.py drives the same server with the official
-// `ollama` and `openai` Python clients and stops it with SIGTERM.
+// never reads holding up no one; and a course model saved in a temporary folder, served as module
+// 11's generate() continues its prompt. scripts/check_serve.py drives the same server with the
+// official `ollama` and `openai` Python clients and stops it with SIGTERM.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,6 +30,12 @@
 #include "g2c/inference/pretrained_backend.h"
 #include "g2c/inference/server.h"
 #include "g2c/pretrained/catalog.h"
+#include "g2c/pretraining/model_artifact.h"
+#include "g2c/sampling/generate.h"
+#include "g2c/sampling/text_generation.h"
+#include "g2c/tokenizer/artifacts.h"
+#include "g2c/tokenizer/bpe.h"
+#include "g2c/transformer/transformer_lm.h"
 #include "g2c_test.h"
 
 using Catch::Matchers::Contains;
@@ -76,6 +86,27 @@ class RunningServer {
   }
   Server server_;
   std::thread thread_;
+};
+
+/// G2C_ARTIFACTS_DIR pointed at `root` while alive (where tokenizer artifacts are looked for).
+class ArtifactsDir {
+ public:
+  explicit ArtifactsDir(const std::filesystem::path& root) {
+    if (const char* old = std::getenv("G2C_ARTIFACTS_DIR")) saved_ = old;
+    ::setenv("G2C_ARTIFACTS_DIR", root.c_str(), 1);
+  }
+  ~ArtifactsDir() {
+    if (saved_) {
+      ::setenv("G2C_ARTIFACTS_DIR", saved_->c_str(), 1);
+    } else {
+      ::unsetenv("G2C_ARTIFACTS_DIR");
+    }
+  }
+  ArtifactsDir(const ArtifactsDir&) = delete;
+  ArtifactsDir& operator=(const ArtifactsDir&) = delete;
+
+ private:
+  std::optional<std::string> saved_;
 };
 
 /// A POST's status and its body as JSON. The server's 501 (a course function on the model's path
@@ -316,4 +347,68 @@ TEST_CASE("a_client_that_never_reads_holds_up_no_one", "[serve]") {
   CHECK(body["message"]["content"] == "The capital of France is Paris.");
   CHECK(seconds < 30);
   ::close(idle);
+}
+
+TEST_CASE("a_course_model_is_served_as_it_generates_in_process", "[serve]") {
+  // A tiny TransformerLM and its BPE tokenizer saved as artifacts in a temporary folder, as
+  // module 10 saves them; the server finds it by name in any case.
+  const auto root =
+      std::filesystem::temp_directory_path() / ("g2c-serve-check-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(root);
+  ArtifactsDir artifacts(root);
+  g2c::tokenizer::BPETokenizer bpe(g2c::tokenizer::course_special_tokens());
+  std::string corpus;
+  for (int i = 0; i < 40; ++i) corpus += "to be or not to be, that is the question. ";
+  bpe.train(corpus, 300);
+  g2c::tokenizer::save_artifact(bpe, {}, nlohmann::ordered_json{{"name", "TinyServeTokenizer"}},
+                                root / "tokenizers" / "TinyServeTokenizer");
+  torch::manual_seed(0);
+  g2c::transformer::TransformerLM model(300, 16, 1, 2, 32);
+  model->eval();
+  g2c::pretraining::ModelArtifactInfo info;
+  info.name = "TinyServeLM";
+  info.tokenizer_artifact = "TinyServeTokenizer";
+  g2c::pretraining::save_model_artifact(info, model, root / "models" / "TinyServeLM");
+
+  ServerOptions options;
+  options.models_dir = root / "models";
+  RunningServer running(options);
+  auto client = running.client();
+  // /api/generate continues the prompt: greedy, the tokens module 11's generate() gives.
+  auto [status, body] = post(client, "/api/generate",
+                             json({{"model", "tinyservelm:latest"},
+                                   {"prompt", "to be"},
+                                   {"stream", false},
+                                   {"options", {{"temperature", 0}, {"num_predict", 6}}}})
+                                 .dump());
+  REQUIRE(status == 200);
+  auto text_model = g2c::sampling::load_text_model((root / "models" / "TinyServeLM").string());
+  torch::NoGradGuard no_grad;
+  const auto prompt = text_model.encode("to be");
+  const auto full = g2c::sampling::generate(*text_model.artifact.model, prompt, 6,
+                                            g2c::sampling::GenerateOptions().temperature(0));
+  std::vector<std::int64_t> added;
+  for (auto i = prompt.size(0); i < full.size(0); ++i)
+    added.push_back(full[i].item<std::int64_t>());
+  CHECK(body["response"] == text_model.tokenizer.decode(added));
+  CHECK(body["eval_count"] == 6);
+  CHECK(body["prompt_eval_count"] == prompt.size(0));
+  // /api/chat in module 13's template; /api/embed is refused, saying why.
+  std::tie(status, body) = post(client, "/api/chat",
+                                json({{"model", "TinyServeLM"},
+                                      {"messages", {{{"role", "user"}, {"content", "to be?"}}}},
+                                      {"stream", false},
+                                      {"options", {{"temperature", 0}, {"num_predict", 4}}}})
+                                    .dump());
+  CHECK(status == 200);
+  CHECK(body["message"]["role"] == "assistant");
+  CHECK(body["eval_count"].get<int>() <= 4);
+  std::tie(status, body) =
+      post(client, "/api/embed", R"({"model": "TinyServeLM", "input": "to be"})");
+  CHECK(status == 400);
+  CHECK_THAT(body["error"].get<std::string>(), Contains("no embedding"));
+  const auto tags = client.Get("/api/tags");
+  REQUIRE(tags);
+  CHECK_THAT(tags->body, Contains("TinyServeLM:latest"));
+  std::filesystem::remove_all(root);
 }
