@@ -641,8 +641,8 @@ using Route = std::function<void(const httplib::Request&, httplib::Response&)>;
 httplib::Server::Handler guarded(Route route, ErrorWriter error) {
   return [route = std::move(route), error](const httplib::Request& request,
                                            httplib::Response& response) {
-    // A pool thread starts with OpenMP's own thread count (every core), not the process's
-    // torch::set_num_threads: take the process's, or small models pay for idle threads.
+    // A pool thread starts with OpenMP's own thread count (every core), not the one the process
+    // set with torch::set_num_threads (g2c-serve's --torch-threads): take the process's.
     at::init_num_threads();
     try {
       route(request, response);
