@@ -164,11 +164,6 @@ std::vector<StreamRun> stream_at_once(int port, const std::string& model, int cl
   return runs;
 }
 
-double percentile(std::vector<double> values, double q) {
-  std::sort(values.begin(), values.end());
-  return g2c::inference::percentile(values, q);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -290,7 +285,8 @@ int main(int argc, char** argv) {
     fmt::print(
         "{} at once: {:.1f} tokens/s together over {:.1f} s; first piece p50 {:.0f} ms, "
         "p90 {:.0f} ms\n",
-        clients, together_rate, together_ms / 1e3, percentile(firsts, 50), percentile(firsts, 90));
+        clients, together_rate, together_ms / 1e3, g2c::inference::percentile(firsts, 50),
+        g2c::inference::percentile(firsts, 90));
     server.stop();
     listening.join();
 
@@ -326,8 +322,8 @@ int main(int argc, char** argv) {
                            {"clients", clients},
                            {"tokens_per_second", together_rate},
                            {"wall_ms", together_ms},
-                           {"first_piece_ms_p50", percentile(firsts, 50)},
-                           {"first_piece_ms_p90", percentile(firsts, 90)},
+                           {"first_piece_ms_p50", g2c::inference::percentile(firsts, 50)},
+                           {"first_piece_ms_p90", g2c::inference::percentile(firsts, 90)},
                            {"client", client_ids},
                            {"first_piece_ms", firsts},
                            {"end_ms", ends}};

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
-#include <ctime>
 #include <iostream>
 #include <random>
 
@@ -16,6 +15,7 @@
 #include <fmt/ranges.h>
 #include <httplib.h>
 
+#include "g2c/core/clock.h"
 #include "g2c/core/errors.h"
 #include "g2c/pretrained/catalog.h"
 #include "g2c/pretrained/generation.h"
@@ -48,30 +48,16 @@ std::string lowercase(std::string text) {
 
 /// Ollama's timestamps: RFC 3339 in UTC with nanoseconds.
 std::string timestamp_now() {
-  const auto now = std::chrono::system_clock::now();
-  const auto seconds = std::chrono::system_clock::to_time_t(now);
-  const auto nanos =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() %
-      1'000'000'000;
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
-  return fmt::format("{}.{:09d}Z", text, nanos);
+  return g2c::utc_timestamp(std::chrono::system_clock::now(), true);
 }
 
+/// A file's modification time, as /api/tags reports it.
 std::string timestamp_of(const fs::path& path) {
   std::error_code error;
   const auto written = fs::last_write_time(path, error);
-  if (error) return timestamp_now();
-  const auto system = std::chrono::time_point_cast<std::chrono::system_clock::duration>(
-      written - fs::file_time_type::clock::now() + std::chrono::system_clock::now());
-  const auto seconds = std::chrono::system_clock::to_time_t(system);
-  std::tm utc{};
-  gmtime_r(&seconds, &utc);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
+  if (error) return g2c::utc_timestamp();
+  return g2c::utc_timestamp(std::chrono::time_point_cast<std::chrono::system_clock::duration>(
+      written - fs::file_time_type::clock::now() + std::chrono::system_clock::now()));
 }
 
 g2c::sampling::GenerateOptions sampling_of(const ServedRequest& request) {
@@ -425,50 +411,58 @@ std::vector<std::string> ModelRegistry::names() const {
   return names;
 }
 
-std::string ModelRegistry::resolve(const std::string& name) const {
-  auto wanted = name;
+namespace {
+
+/// Whether a request's `asked` names the served model `known`: without case, without an Ollama
+/// tag (":latest"), or by a tier's alias ("ShakespeareLM" for "ShakespeareLM-1M").
+bool names_model(const std::string& asked, const std::string& known) {
+  auto wanted = asked;
   if (const auto colon = wanted.rfind(':'); colon != std::string::npos) wanted.resize(colon);
-  const auto spelled = lowercase(wanted);
-  const auto tier = lowercase(g2c::pretraining::canonical_model_name(wanted));  // "ShakespeareLM"
+  const auto served = lowercase(known);
+  return served == lowercase(wanted) ||
+         served == lowercase(g2c::pretraining::canonical_model_name(wanted));
+}
+
+}  // namespace
+
+std::string ModelRegistry::resolve(const std::string& name) const {
   for (const auto& known : names()) {
-    if (lowercase(known) == spelled || lowercase(known) == tier) return known;
+    if (names_model(name, known)) return known;
   }
   return "";
 }
 
 std::shared_ptr<ServedModel> ModelRegistry::get(const std::string& name, double* load_ms) {
   if (load_ms) *load_ms = 0;
-  const auto canonical = resolve(name);
-  if (canonical.empty()) return nullptr;
-  std::shared_ptr<std::once_flag> once;
+  std::shared_ptr<Slot> slot;
   {
+    // A model asked for before is found without looking at the disk again.
     std::lock_guard lock(mutex_);
-    for (const auto& [known, model] : loaded_) {
-      if (known == canonical) return model;
+    for (const auto& [known, existing] : slots_) {
+      if (names_model(name, known)) slot = existing;
     }
-    for (const auto& [known, flag] : once_) {
-      if (known == canonical) once = flag;
-    }
-    if (!once) once = once_.emplace_back(canonical, std::make_shared<std::once_flag>()).second;
+  }
+  if (!slot) {
+    const auto canonical = resolve(name);
+    if (canonical.empty()) return nullptr;
+    std::lock_guard lock(mutex_);
+    auto& entry = slots_[canonical];
+    if (!entry) entry = std::make_shared<Slot>(canonical);
+    slot = entry;
   }
   // Loaded outside the lock: another model's requests go on meanwhile; the same model's wait here.
-  std::call_once(*once, [&] {
+  // A load that throws leaves the slot empty, and the next request tries again.
+  std::call_once(slot->once, [&] {
     const auto start = Clock::now();
-    std::shared_ptr<ServedModel> model;
+    const auto& canonical = slot->name;
     if (!g2c::pretrained::pretrained_model_name(canonical).empty()) {
-      model = std::make_shared<PretrainedServed>(canonical);
+      slot->model = std::make_shared<PretrainedServed>(canonical);
     } else {
-      model = std::make_shared<CourseServed>(canonical, models_dir_ / canonical);
+      slot->model = std::make_shared<CourseServed>(canonical, models_dir_ / canonical);
     }
     if (load_ms) *load_ms = nanoseconds_since(start) / 1e6;
-    std::lock_guard lock(mutex_);
-    loaded_.emplace_back(canonical, std::move(model));
   });
-  std::lock_guard lock(mutex_);
-  for (const auto& [known, model] : loaded_) {
-    if (known == canonical) return model;
-  }
-  throw ValueError(fmt::format("the model {} could not be loaded", canonical));
+  return slot->model;
 }
 
 // --- the HTTP side ------------------------------------------------------------------------------

@@ -30,6 +30,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -111,10 +112,16 @@ class ModelRegistry {
   const std::filesystem::path& models_dir() const { return models_dir_; }
 
  private:
+  /// One served model: loaded once, by the first request that asks for it.
+  struct Slot {
+    explicit Slot(std::string name_) : name(std::move(name_)) {}
+    std::string name;  // canonical
+    std::once_flag once;
+    std::shared_ptr<ServedModel> model;
+  };
   std::filesystem::path models_dir_;
   std::mutex mutex_;
-  std::vector<std::pair<std::string, std::shared_ptr<ServedModel>>> loaded_;
-  std::vector<std::pair<std::string, std::shared_ptr<std::once_flag>>> once_;
+  std::map<std::string, std::shared_ptr<Slot>> slots_;  // by Slot::name
 };
 
 struct ServerOptions {

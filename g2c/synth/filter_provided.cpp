@@ -4,17 +4,11 @@
 #include <fmt/format.h>
 
 #include "g2c/synth/filter.h"
+#include "g2c/synth/strip.h"
 
 namespace g2c::synth {
 
 namespace {
-
-std::string trimmed(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\n\r\f\v");
-  if (first == std::string_view::npos) return "";
-  const auto last = text.find_last_not_of(" \t\n\r\f\v");
-  return std::string(text.substr(first, last - first + 1));
-}
 
 std::string lowered(std::string_view text) {
   std::string out(text);
@@ -52,14 +46,14 @@ std::vector<std::string> validate_pair(const nlohmann::json& pair, std::size_t m
   std::vector<std::string> reasons;
   for (const auto* key : {"user", "assistant"}) {
     if (!pair.contains(key) || !pair[key].is_string() ||
-        trimmed(pair[key].get<std::string>()).empty()) {
+        strip(pair[key].get<std::string>()).empty()) {
       reasons.push_back(fmt::format("missing or empty \"{}\"", key));
     }
   }
   if (!reasons.empty()) return reasons;
 
-  const auto user = trimmed(pair["user"].get<std::string>());
-  const auto assistant = trimmed(pair["assistant"].get<std::string>());
+  const auto user = strip(pair["user"].get<std::string>());
+  const auto assistant = strip(pair["assistant"].get<std::string>());
   const std::pair<const char*, const std::string*> sides[] = {{"user", &user},
                                                               {"assistant", &assistant}};
   for (const auto& [key, text] : sides) {

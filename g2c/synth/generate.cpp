@@ -7,18 +7,13 @@
 #include <fmt/format.h>
 
 #include "g2c/core/errors.h"
+#include "g2c/synth/strip.h"
 
 namespace g2c::synth {
 
 namespace {
 
-std::string strip(std::string_view text, std::string_view characters) {
-  const auto first = text.find_first_not_of(characters);
-  if (first == std::string_view::npos) return "";
-  const auto last = text.find_last_not_of(characters);
-  return std::string(text.substr(first, last - first + 1));
-}
-
+/// Spaces within a line (a line has no newline left).
 constexpr std::string_view kSpaces = " \t\r\f\v";
 
 }  // namespace
@@ -94,7 +89,7 @@ std::string generate_response(g2c::inference::Backend& teacher, std::string_view
       teacher.complete(build_response_prompt(instruction), g2c::inference::CompletionOptions()
                                                                .with_max_new_tokens(max_new_tokens)
                                                                .with_temperature(temperature));
-  return strip(result.completion, " \t\n\r\f\v");
+  return strip(result.completion);
 }
 
 nlohmann::json SynthesisFunnel::to_json() const {
