@@ -192,14 +192,17 @@ def main() -> int:
         print(f"checks: 0 passed, 0 failed, 1 skipped ({GGUF} missing: run scripts/setup.sh)")
         return 0
     start = time.time()
-    server = Served(binary)
+    # Exactly the requests of the two clients' checks (8 Ollama, 5 OpenAI): then it stops itself.
+    server = Served(binary, "--max-requests", "13")
     try:
         chat_text = check_ollama_client(server.url)
-        check_openai_client(server.url, chat_text)
         second = subprocess.run([binary, "--port", str(server.port)], capture_output=True,
                                 text=True, timeout=60)
         check(second.returncode == 2 and "already listens" in second.stderr,
               "a second g2c-serve on a taken port exits 2, saying so")
+        check_openai_client(server.url, chat_text)
+        status = server.wait(20)
+        check(status == 0, f"after its 13 requests g2c-serve stops by itself (status {status})")
     finally:
         server.kill()
     check_sigterm(binary)

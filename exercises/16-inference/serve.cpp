@@ -190,10 +190,18 @@ int main(int argc, char** argv) {
     const auto device = g2c::exercises::prepare(common);
     if (!device.is_cpu()) throw g2c::ValueError("16_serve measures the CPU; use --device cpu");
 
+    const bool with_course = g2c::pretraining::model_artifact_exists(
+        g2c::pretraining::canonical_model_name(course_model), g2c::pretraining::models_root());
     g2c::inference::ServerOptions server_options;
     server_options.port = 0;
     server_options.log_requests = false;
     server_options.threads = static_cast<std::size_t>(clients) + 2;
+    // Exactly the requests this program makes (per model over HTTP: a warm-up, then a one-token
+    // and a whole completion per prompt and repeat; then the streaming clients), after which the
+    // server stops by itself.
+    const auto models_over_http = with_course ? 2 : 1;
+    server_options.max_requests = static_cast<std::size_t>(
+        models_over_http * (1 + 2 * static_cast<int>(kPrompts.size()) * repeats) + 1 + clients);
     g2c::inference::Server server(server_options);
     server.bind();
     std::thread listening([&] { server.listen(); });
@@ -202,9 +210,7 @@ int main(int argc, char** argv) {
                torch::get_num_threads());
 
     std::vector<Timings> rows;
-    const auto models_dir = g2c::pretraining::models_root();
-    if (g2c::pretraining::model_artifact_exists(
-            g2c::pretraining::canonical_model_name(course_model), models_dir)) {
+    if (with_course) {
       auto artifact = g2c::inference::load_artifact_backend(course_model);
       g2c::inference::OllamaBackend remote(course_model,
                                            g2c::inference::OllamaOptions().with_base_url(url));
