@@ -74,6 +74,10 @@ set(G2C_COURSE_FILES
   "16  inference  inference/ollama"
   "16  backends   inference/local"
   "16b synth      synth/filter"
+  "17  rag        rag/chunk"
+  "17  vectors    rag/embed"
+  "17  vectors    rag/store"
+  "17  rag        rag/prompt"
 )
 
 set(G2C_SOLUTIONS "" CACHE STRING

@@ -97,6 +97,8 @@ step model-interop "$ROOT/.venv/bin/python" scripts/check_model_interop.py build
 step gguf-dequantization "$ROOT/.venv/bin/python" scripts/check_gguf.py build/reference
 step pretrained-tokenizer "$ROOT/.venv/bin/python" scripts/check_pretrained_tokenizer.py build/reference
 step pretrained-model "$ROOT/.venv/bin/python" scripts/check_pretrained_model.py build/reference
+step rag-hash "$ROOT/.venv/bin/python" scripts/check_rag_hash.py build/reference
+step rag-questions python3 scripts/check_questions.py
 step serve-clients "$ROOT/.venv/bin/python" scripts/check_serve.py build/reference &&
   count "$logs/serve-clients.log"
 step tokenizer-sanitizers script scripts/sanitize_tokenizer.sh && count "$logs/tokenizer-sanitizers.log"

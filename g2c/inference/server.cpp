@@ -177,8 +177,7 @@ class PretrainedServed : public ServedModel {
 
   std::vector<std::vector<float>> embed(const std::vector<std::string>& texts, bool truncate,
                                         std::int64_t& tokens) override {
-    torch::NoGradGuard no_grad;
-    std::vector<std::vector<float>> vectors;
+    std::vector<std::vector<std::int64_t>> all_ids;
     for (const auto& text : texts) {
       auto ids = pretrained_.tokenizer.encode(text);
       if (ids.empty()) throw ValueError("/api/embed: an input is empty; give text to embed");
@@ -192,11 +191,13 @@ class PretrainedServed : public ServedModel {
         ids.resize(static_cast<std::size_t>(context_length()));
       }
       tokens += static_cast<std::int64_t>(ids.size());
-      const auto input = torch::tensor(ids, torch::kLong).unsqueeze(0);
-      // (1, T, D) -> (D): the mean over the tokens, then unit length.
-      const auto pooled = pretrained_.model->hidden_states(input).mean(1).squeeze(0);
-      const auto unit = (pooled / pooled.norm().clamp_min(1e-12)).contiguous();
-      vectors.emplace_back(unit.data_ptr<float>(), unit.data_ptr<float>() + unit.numel());
+      all_ids.push_back(std::move(ids));
+    }
+    const auto pooled = g2c::pretrained::mean_pooled_embeddings(pretrained_, all_ids).contiguous();
+    std::vector<std::vector<float>> vectors;
+    for (std::int64_t i = 0; i < pooled.size(0); ++i) {
+      const auto* row = pooled[i].data_ptr<float>();
+      vectors.emplace_back(row, row + pooled.size(1));
     }
     return vectors;
   }

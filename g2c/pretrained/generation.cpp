@@ -107,4 +107,45 @@ PretrainedChatReply chat_reply(PretrainedModel& pretrained,
   return reply;
 }
 
+torch::Tensor mean_pooled_embeddings(PretrainedModel& pretrained,
+                                     const std::vector<std::vector<std::int64_t>>& ids,
+                                     std::int64_t batch) {
+  if (batch <= 0)
+    throw ValueError(fmt::format("mean_pooled_embeddings: batch must be > 0, got {}", batch));
+  const auto context = pretrained.model->options.max_seq_len();
+  const auto dim = pretrained.model->options.embedding_dim();
+  auto out = torch::zeros({static_cast<std::int64_t>(ids.size()), dim}, torch::kFloat32);
+  torch::NoGradGuard no_grad;
+  for (std::size_t first = 0; first < ids.size(); first += static_cast<std::size_t>(batch)) {
+    const auto last = std::min(ids.size(), first + static_cast<std::size_t>(batch));
+    std::int64_t longest = 0;
+    for (auto i = first; i < last; ++i) {
+      longest = std::max(longest, std::min(context, static_cast<std::int64_t>(ids[i].size())));
+    }
+    if (longest == 0) continue;  // only empty texts: zero rows
+    const auto rows = static_cast<std::int64_t>(last - first);
+    // (rows, longest) ids, padded at the end with id 0, and a (rows, longest) mask of real tokens.
+    auto input = torch::zeros({rows, longest}, torch::kLong);
+    auto mask = torch::zeros({rows, longest}, torch::kFloat32);
+    for (auto i = first; i < last; ++i) {
+      const auto length = std::min(context, static_cast<std::int64_t>(ids[i].size()));
+      if (length == 0) continue;
+      const auto row = static_cast<std::int64_t>(i - first);
+      input[row]
+          .narrow(0, 0, length)
+          .copy_(torch::tensor(std::vector<std::int64_t>(ids[i].begin(), ids[i].begin() + length),
+                               torch::kLong));
+      mask[row].narrow(0, 0, length).fill_(1.0f);
+    }
+    // (rows, T, D) -> (rows, D): the mean over each text's own tokens, then unit length.
+    const auto states = pretrained.model->hidden_states(input);
+    const auto summed = (states * mask.unsqueeze(-1)).sum(1);
+    const auto pooled = summed / mask.sum(1, /*keepdim=*/true).clamp_min(1.0f);
+    const auto norms = pooled.norm(2, 1, /*keepdim=*/true);
+    out.narrow(0, static_cast<std::int64_t>(first), rows)
+        .copy_(pooled / torch::where(norms > 0, norms, torch::ones_like(norms)));
+  }
+  return out;
+}
+
 }  // namespace g2c::pretrained

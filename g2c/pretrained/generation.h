@@ -63,6 +63,17 @@ PretrainedGeneration generate_pretrained(
     const g2c::sampling::GenerateOptions& options = g2c::sampling::GenerateOptions().temperature(0),
     const std::function<void(std::int64_t)>& on_token = {});
 
+/// Each text's embedding, from its token ids: the final hidden states (LlamaModel::hidden_states)
+/// averaged over its tokens and scaled to unit length, (N, D) float32 — what g2c-serve's /api/embed
+/// and module 17's PretrainedEmbedder return. An empty id list gives a zero row; a longer one than
+/// the context is cut to its first max_seq_len ids. Texts run `batch` at a time, padded at the end:
+/// under the causal mask no token sees the padding after it, so a text's states are those it has
+/// alone (up to float rounding); one at a time is the faster on a CPU (pretrained_embedder.h has
+/// the numbers). ValueError for batch <= 0.
+torch::Tensor mean_pooled_embeddings(PretrainedModel& pretrained,
+                                     const std::vector<std::vector<std::int64_t>>& ids,
+                                     std::int64_t batch = 1);
+
 /// A reply to `messages` (ending with a user turn) in the model's chat template.
 struct PretrainedChatReply {
   std::string text;                   // the reply, without the end token
