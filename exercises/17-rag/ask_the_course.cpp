@@ -43,7 +43,6 @@ struct Question {
 
 struct Corpus {
   std::vector<Chunk> chunks;
-  std::vector<std::string> texts;  // chunks[i].text()
   std::vector<std::vector<std::int64_t>>
       relevant;  // per question: indices of chunks with its evidence
 };
@@ -71,14 +70,15 @@ Corpus build_corpus(const fs::path& root, const std::vector<std::string>& docume
                     std::int64_t overlap) {
   Corpus corpus;
   std::map<std::string, std::string> text_of;
+  std::map<std::string, std::vector<std::size_t>> offsets_of;  // each character's byte offset
   for (const auto& document : documents) {
     text_of[document] = g2c::read_file(root / document);
+    offsets_of[document] = g2c::rag::character_offsets(text_of[document]);
     g2c::rag::ChunkOptions options;
     options.source = document;
     options.chunk_size = size;
     options.chunk_overlap = overlap;
     for (auto& chunk : g2c::rag::chunk_text(text_of[document], options)) {
-      corpus.texts.push_back(chunk.text());
       corpus.chunks.push_back(std::move(chunk));
     }
   }
@@ -94,7 +94,7 @@ Corpus build_corpus(const fs::path& root, const std::vector<std::string>& docume
                       q.id, q.source));
     }
     // The evidence's span in characters.
-    const auto offsets = g2c::rag::character_offsets(found->second);
+    const auto& offsets = offsets_of[q.source];
     const auto first = std::lower_bound(offsets.begin(), offsets.end(), at) - offsets.begin();
     const auto last =
         std::lower_bound(offsets.begin(), offsets.end(), at + q.evidence.size()) - offsets.begin();
@@ -138,9 +138,7 @@ std::shared_ptr<g2c::rag::VectorStore> dense_store(const fs::path& path,
     const auto last = std::min(corpus.chunks.size(), first + step);
     const std::vector<Chunk> chunks(corpus.chunks.begin() + static_cast<std::ptrdiff_t>(first),
                                     corpus.chunks.begin() + static_cast<std::ptrdiff_t>(last));
-    const std::vector<std::string> texts(corpus.texts.begin() + static_cast<std::ptrdiff_t>(first),
-                                         corpus.texts.begin() + static_cast<std::ptrdiff_t>(last));
-    store->add(chunks, embedder.embed(texts));
+    store->add(chunks, embedder.embed(g2c::rag::chunk_texts(chunks)));
     progress.update(static_cast<std::int64_t>(last));
   }
   progress.finish();
@@ -238,7 +236,7 @@ int main(int argc, char** argv) {
       auto hash =
           std::make_shared<g2c::rag::HashEmbedder>(g2c::rag::HashEmbedderOptions{.dim = hash_dim});
       auto store = std::make_shared<g2c::rag::VectorStore>(hash_dim);
-      store->add(corpus.chunks, hash->embed(corpus.texts));
+      store->add(corpus.chunks, hash->embed(g2c::rag::chunk_texts(corpus.chunks)));
       retrievers["hash"] = std::make_shared<g2c::rag::DenseRetriever>(hash, store);
       build_seconds["hash"] = seconds_since(start);
       start = std::chrono::steady_clock::now();
@@ -270,17 +268,18 @@ int main(int argc, char** argv) {
         const auto start = std::chrono::steady_clock::now();
         auto results = retriever->retrieve(questions[qi].question, ks.back());
         query_ms.push_back(seconds_since(start) * 1e3);
-        for (std::size_t j = 0; j < ks.size(); ++j) {
-          bool hit = false;
-          for (std::int64_t r = 0;
-               r < std::min<std::int64_t>(ks[j], static_cast<std::int64_t>(results.size())); ++r) {
-            const auto& relevant = corpus.relevant[qi];
-            const auto index = std::find(corpus.chunks.begin(), corpus.chunks.end(),
-                                         results[static_cast<std::size_t>(r)].chunk) -
-                               corpus.chunks.begin();
-            hit = hit || std::find(relevant.begin(), relevant.end(), index) != relevant.end();
+        // The rank of the first result that holds the evidence (0: none does).
+        const auto& relevant = corpus.relevant[qi];
+        std::int64_t first_hit = 0;
+        for (std::size_t r = 0; r < results.size() && first_hit == 0; ++r) {
+          for (const auto index : relevant) {
+            if (corpus.chunks[static_cast<std::size_t>(index)] == results[r].chunk) {
+              first_hit = static_cast<std::int64_t>(r) + 1;
+            }
           }
-          at[j].hits += hit;
+        }
+        for (std::size_t j = 0; j < ks.size(); ++j) {
+          at[j].hits += first_hit > 0 && first_hit <= ks[j];
           ++at[j].total;
         }
         if (static_cast<std::int64_t>(results.size()) > k)

@@ -41,12 +41,6 @@ std::vector<Chunk> chunked(const std::string& text, std::int64_t size, std::int6
   return g2c::rag::chunk_text(text, options);
 }
 
-std::vector<std::string> texts_of(const std::vector<Chunk>& chunks) {
-  std::vector<std::string> texts;
-  for (const auto& chunk : chunks) texts.push_back(chunk.text());
-  return texts;
-}
-
 /// `count` lines of the play at even spacing, each at least 30 characters: the queries.
 std::vector<std::string> query_lines(const std::string& text, std::size_t count) {
   std::vector<std::string> lines;
@@ -123,7 +117,7 @@ int main(int argc, char** argv) {
 
     // The corpus at the Python edition's default chunking, every retriever.
     const auto chunks = chunked(corpus, 1500, 150);
-    const auto texts = texts_of(chunks);
+    const auto texts = g2c::rag::chunk_texts(chunks);
     auto hash =
         std::make_shared<g2c::rag::HashEmbedder>(g2c::rag::HashEmbedderOptions{.dim = hash_dim});
     auto start = Clock::now();
@@ -154,13 +148,12 @@ int main(int argc, char** argv) {
     // 10,000+ chunks: query time at the hash dim and at the dense dim.
     const auto small = chunked(corpus, 200, 100);
     start = Clock::now();
-    g2c::rag::VectorStore small_hash(hash_dim);
-    small_hash.add(small, hash->embed(texts_of(small)));
+    auto small_hash = std::make_shared<g2c::rag::VectorStore>(hash_dim);
+    small_hash->add(small, hash->embed(g2c::rag::chunk_texts(small)));
     const double small_build_ms = ms_since(start);
     const auto hash_queries = hash->embed(queries);
-    const double small_hash_search_ms = median_search_ms(small_hash, hash_queries);
-    g2c::rag::DenseRetriever small_retriever(hash,
-                                             std::make_shared<g2c::rag::VectorStore>(small_hash));
+    const double small_hash_search_ms = median_search_ms(*small_hash, hash_queries);
+    g2c::rag::DenseRetriever small_retriever(hash, small_hash);
     const double small_hash_query_ms = median_retrieve_ms(small_retriever, queries);
     // The dense embedder's dim: the store's search does not depend on where the vectors came from,
     // so random unit vectors stand in for 10,000 SmolLM2 embeddings (embedding that many takes

@@ -61,4 +61,9 @@ HttpResponse http_send(const HttpRequest& request, double timeout_seconds) {
 #endif
 }
 
+std::string without_trailing_slashes(std::string url) {
+  while (!url.empty() && url.back() == '/') url.pop_back();
+  return url;
+}
+
 }  // namespace g2c::inference

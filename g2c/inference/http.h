@@ -35,6 +35,10 @@ class NetworkError : public std::runtime_error {
 using HttpTransport =
     std::function<HttpResponse(const HttpRequest& request, double timeout_seconds)>;
 
+/// A server's base URL as clients join paths to it: without trailing slashes.
+/// Example: "http://localhost:11434/" -> "http://localhost:11434".
+std::string without_trailing_slashes(std::string url);
+
 /// The real transport, HTTP/1.1 over cpp-httplib (http:// only). In a build without the library
 /// every call throws NetworkError saying how to get it (scripts/setup.sh installs it).
 HttpResponse http_send(const HttpRequest& request, double timeout_seconds);

@@ -12,11 +12,6 @@ namespace g2c::inference {
 
 namespace {
 
-std::string without_trailing_slashes(std::string url) {
-  while (!url.empty() && url.back() == '/') url.pop_back();
-  return url;
-}
-
 nlohmann::json with_base_url(const std::string& base_url, const nlohmann::json& extra) {
   if (!extra.is_object()) throw ValueError("OllamaBackend: extra must be a JSON object");
   nlohmann::json merged = {{"base_url", base_url}};

@@ -83,6 +83,9 @@ struct ChunkOptions {
 /// Example: 15 characters, size 10, overlap 3 -> [0, 10) and [7, 15).
 std::vector<Chunk> chunk_text(std::string_view text, const ChunkOptions& options);
 
+/// The chunks' texts, in order: what an embedder takes. Provided.
+std::vector<std::string> chunk_texts(const std::vector<Chunk>& chunks);
+
 /// The byte offset of every character of `text` (a code point of its UTF-8; an ill-formed byte
 /// counts as one character), followed by text.size(): characters [i, j) are the bytes
 /// [offsets[i], offsets[j]). Provided. Example: "h\xC3\xA9!" -> {0, 1, 3, 4}.

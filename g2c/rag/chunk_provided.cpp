@@ -19,6 +19,13 @@ std::vector<std::size_t> character_offsets(std::string_view text) {
   return offsets;
 }
 
+std::vector<std::string> chunk_texts(const std::vector<Chunk>& chunks) {
+  std::vector<std::string> texts;
+  texts.reserve(chunks.size());
+  for (const auto& chunk : chunks) texts.push_back(chunk.text());
+  return texts;
+}
+
 Chunk::Chunk(std::string text, std::string source, std::int64_t start, std::int64_t end,
              nlohmann::json metadata)
     : text_(std::move(text)),

@@ -56,8 +56,7 @@ std::string HashEmbedder::describe() const {
 
 OllamaEmbedder::OllamaEmbedder(std::string model_id, OllamaEmbedderOptions options)
     : model_id_(std::move(model_id)), options_(std::move(options)) {
-  while (!options_.base_url.empty() && options_.base_url.back() == '/')
-    options_.base_url.pop_back();
+  options_.base_url = g2c::inference::without_trailing_slashes(std::move(options_.base_url));
   if (model_id_.empty()) throw ValueError("OllamaEmbedder requires a non-empty model_id");
   if (options_.dim <= 0) {
     throw ValueError(
