@@ -78,6 +78,11 @@ set(G2C_COURSE_FILES
   "17  vectors    rag/embed"
   "17  vectors    rag/store"
   "17  rag        rag/prompt"
+  "18  tools      tools/schema"
+  "18  tools      tools/parser"
+  "18  tools      tools/calculator"
+  "18  tools      tools/loop"
+  "18  constrained sampling/constrained"
 )
 
 set(G2C_SOLUTIONS "" CACHE STRING

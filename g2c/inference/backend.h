@@ -8,6 +8,8 @@
 //                    both sides, the wall-clock latency, the backend's info, free-form metadata
 //   ChatResult       one chat turn's answer (a message and any tool calls), for /api/chat
 //   Backend          info() and complete(prompt, options); temperature 0 is greedy (module 11)
+//   ChatBackend      a Backend that also chats with tools (Ollama's /api/chat): module 18's
+//                    native channel
 //
 // Every result carries its backend's info, so a file of timings stays attributable after the
 // notebook that wrote it is gone. Plain C++, no LibTorch: the backends that need it derive from
@@ -127,6 +129,40 @@ class Backend {
   /// The prompt's completion. ValueError for an empty prompt or options.max_new_tokens <= 0.
   virtual InferenceResult complete(const std::string& prompt,
                                    const CompletionOptions& options = {}) = 0;
+};
+
+/// chat_with_tools' settings: near-greedy by default, the right default for choosing a tool.
+struct ChatOptions {
+  std::int64_t max_new_tokens = 1024;
+  double temperature = 0.2;
+  std::optional<std::int64_t> top_k;
+  std::optional<double> top_p;
+  std::optional<bool> think;  // sent only when set: the server decides otherwise
+
+  ChatOptions& with_max_new_tokens(std::int64_t value) {
+    max_new_tokens = value;
+    return *this;
+  }
+  ChatOptions& with_temperature(double value) {
+    temperature = value;
+    return *this;
+  }
+  ChatOptions& with_think(std::optional<bool> value) {
+    think = value;
+    return *this;
+  }
+};
+
+/// A backend that also holds a conversation with tools, as Ollama's /api/chat does: the messages
+/// so far ({"role", "content"} objects; "tool" messages carry a tool's answer), the tools as
+/// Ollama's function specs, and a reply whose tool_calls the model asked for (each {"name",
+/// "arguments" (an object), "call_id"}). Module 18's run_with_tools uses this channel when a
+/// backend offers it (a dynamic_cast finds out) and the text format otherwise.
+class ChatBackend : public Backend {
+ public:
+  /// ValueError for messages that are not a non-empty array or options.max_new_tokens <= 0.
+  virtual ChatResult chat_with_tools(const nlohmann::json& messages, const nlohmann::json& tools,
+                                     const ChatOptions& options) = 0;
 };
 
 }  // namespace g2c::inference

@@ -70,29 +70,7 @@ struct OllamaOptions {
   }
 };
 
-/// chat_with_tools' settings: near-greedy by default, the right default for choosing a tool.
-struct ChatOptions {
-  std::int64_t max_new_tokens = 1024;
-  double temperature = 0.2;
-  std::optional<std::int64_t> top_k;
-  std::optional<double> top_p;
-  std::optional<bool> think;  // sent only when set: the server decides otherwise
-
-  ChatOptions& with_max_new_tokens(std::int64_t value) {
-    max_new_tokens = value;
-    return *this;
-  }
-  ChatOptions& with_temperature(double value) {
-    temperature = value;
-    return *this;
-  }
-  ChatOptions& with_think(std::optional<bool> value) {
-    think = value;
-    return *this;
-  }
-};
-
-class OllamaBackend : public Backend {
+class OllamaBackend : public ChatBackend {
  public:
   /// ValueError for an empty model_id or base_url, a timeout <= 0, or no transport.
   explicit OllamaBackend(std::string model_id = "llama3.2:3b", OllamaOptions options = {});
@@ -121,7 +99,7 @@ class OllamaBackend : public Backend {
   /// non-empty array or max_new_tokens <= 0; OllamaError as for complete, and for an answer
   /// without "message".
   ChatResult chat_with_tools(const nlohmann::json& messages, const nlohmann::json& tools = nullptr,
-                             const ChatOptions& options = {});
+                             const ChatOptions& options = {}) override;
 
  private:
   std::string model_id_;
