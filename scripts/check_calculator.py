@@ -12,7 +12,7 @@ the two are allowed to differ, the script says so and checks the reason:
     leaves [-2**63, 2**63), the calculator must refuse with a ToolError that says "64-bit";
   - a float that overflows (OverflowError in Python, or a finite operation giving inf) and a power
     whose result is complex must be ToolErrors too.
-Expressions: N random ones (default 5,000, seeded) over numbers of every form the calculator
+Expressions: N random ones (default 20,000, seeded) over numbers of every form the calculator
 reads (1_000, .5, 2., 1e-3), + - * / // % **, unary signs and parentheses, with random spacing;
 then a fixed list of things that are not arithmetic (names, calls, strings, attributes, subscripts,
 comparisons, lambdas, walrus, bitwise operators, syntax errors), every one of which must be a
@@ -21,6 +21,7 @@ ToolError. Exits 1 on the first kind of mismatch, listing up to ten examples.
 import argparse
 import ast
 import json
+import math
 import operator
 import os
 import random
@@ -56,7 +57,13 @@ def evaluate(node):
     if isinstance(node, ast.Constant) and type(node.value) in (int, float):
         value = node.value
     elif isinstance(node, ast.BinOp) and type(node.op) in BINARY:
-        value = BINARY[type(node.op)](evaluate(node.left), evaluate(node.right))
+        left, right = evaluate(node.left), evaluate(node.right)
+        # An integer power past 2**63 is an overflow whatever its exact value: say so before
+        # computing it (10 ** 2 ** 27 would take Python minutes).
+        if (type(node.op) is ast.Pow and isinstance(left, int) and isinstance(right, int)
+                and abs(left) > 1 and right > 0 and right * math.log2(abs(left)) > 64):
+            raise Overflow()
+        value = BINARY[type(node.op)](left, right)
     elif isinstance(node, ast.UnaryOp) and type(node.op) in UNARY:
         value = UNARY[type(node.op)](evaluate(node.operand))
     else:
@@ -124,7 +131,7 @@ def python_answer(text):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("build", nargs="?", default=os.path.join(ROOT, "build", "reference"))
-    parser.add_argument("--count", type=int, default=5000)
+    parser.add_argument("--count", type=int, default=20000)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     binary = os.path.join(args.build, "bin", "calculator_eval")

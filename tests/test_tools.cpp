@@ -894,6 +894,9 @@ TEST_CASE("calculator_follows_pythons_integer_and_float_rules") {
   CHECK(calculator_evaluate("1e3").str() == "1000.0");
   CHECK(calculator_evaluate("2 ** 0.5") == std::sqrt(2.0));
   CHECK(calculator_evaluate("13 + 28").str() == "41");
+  // Past 2**53 an int is not exact as a double: Python divides the two ints exactly and rounds
+  // once (converting each first gives ...293.5).
+  CHECK(calculator_evaluate("139631862 * 272715347 / 14").str() == "2719982264113294.0");
 }
 
 TEST_CASE("calculator_refuses_what_would_overflow_or_hang") {

@@ -1,5 +1,7 @@
 #include "g2c/inference/backend.h"
 
+#include <atomic>
+#include <chrono>
 #include <utility>
 
 #include <fmt/format.h>
@@ -85,6 +87,13 @@ nlohmann::json CompletionOptions::to_json() const {
           {"temperature", temperature},
           {"top_k", top_k ? nlohmann::json(*top_k) : nlohmann::json()},
           {"top_p", top_p ? nlohmann::json(*top_p) : nlohmann::json()}};
+}
+
+std::string fresh_call_id() {
+  static std::atomic<std::uint32_t> counter{0};
+  const auto now =
+      static_cast<std::uint32_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  return fmt::format("call_{:08x}", now ^ (0x9e3779b9u * ++counter));
 }
 
 }  // namespace g2c::inference

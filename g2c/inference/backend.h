@@ -153,6 +153,10 @@ struct ChatOptions {
   }
 };
 
+/// An id for a tool call a model made without one: "call_" and 8 hex digits, unique in this
+/// process. Example: "call_5f0c2a91".
+std::string fresh_call_id();
+
 /// A backend that also holds a conversation with tools, as Ollama's /api/chat does: the messages
 /// so far ({"role", "content"} objects; "tool" messages carry a tool's answer), the tools as
 /// Ollama's function specs, and a reply whose tool_calls the model asked for (each {"name",

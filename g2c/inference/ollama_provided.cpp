@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <atomic>
 #include <cctype>
 #include <chrono>
 
@@ -17,15 +16,6 @@ nlohmann::json with_base_url(const std::string& base_url, const nlohmann::json& 
   nlohmann::json merged = {{"base_url", base_url}};
   merged.update(extra);
   return merged;
-}
-
-// A call id for a tool call the server sent without one: "call_" and 8 hex digits, unique in
-// this process.
-std::string fresh_call_id() {
-  static std::atomic<std::uint32_t> counter{0};
-  const auto now =
-      static_cast<std::uint32_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-  return fmt::format("call_{:08x}", now ^ (0x9e3779b9u * ++counter));
 }
 
 // The server's nanoseconds as milliseconds, null when it did not say.

@@ -1,6 +1,9 @@
 #include "g2c/inference/pretrained_backend.h"
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
+#include <sstream>
 
 #include <fmt/format.h>
 
@@ -17,6 +20,208 @@ BackendInfo info_of(const g2c::pretrained::PretrainedModel& model) {
                      {{"weights", model.model->packed() ? "packed" : "float32"},
                       {"parameters", options.num_parameters()},
                       {"context", options.max_seq_len()}});
+}
+
+/// The system turn's paragraph about the tools: each tool's name, description and parameters, and
+/// how to call one.
+std::string describe_tools(const nlohmann::json& tools) {
+  std::ostringstream out;
+  out << "You can call these tools:\n";
+  for (const auto& spec : tools) {
+    const auto& function = spec.contains("function") ? spec["function"] : spec;
+    out << "- " << function.value("name", std::string("?")) << ": "
+        << function.value("description", std::string())
+        << " Parameters: " << function.value("parameters", nlohmann::json::object()).dump() << "\n";
+  }
+  out << "To call a tool, reply with only a JSON object: {\"name\": \"<tool>\", \"arguments\": "
+         "{...}}. When a tool's result comes back, answer the user in plain text.";
+  return out.str();
+}
+
+/// The conversation as the chat template's turns (chat_with_tools says how each kind is shown).
+std::vector<g2c::pretrained::ChatMessage> chat_turns(const nlohmann::json& messages,
+                                                     const nlohmann::json& tools,
+                                                     const std::optional<std::string>& system) {
+  if (!messages.is_array() || messages.empty()) {
+    throw ValueError(
+        "PretrainedBackend::chat_with_tools: messages must be a non-empty list of "
+        "{\"role\", \"content\"} objects");
+  }
+  std::optional<std::string> system_text = system;
+  std::vector<g2c::pretrained::ChatMessage> turns;
+  for (const auto& message : messages) {
+    if (!message.is_object() || !message.contains("role") || !message["role"].is_string() ||
+        !message.value("content", nlohmann::json("")).is_string()) {
+      throw ValueError(
+          fmt::format("PretrainedBackend::chat_with_tools: each message must be an "
+                      "object with a string role and content, got {}",
+                      message.dump()));
+    }
+    const std::string role = message["role"];
+    std::string content = message.value("content", std::string());
+    if (role == "system") {
+      system_text = content;
+    } else if (role == "tool") {
+      turns.push_back({"user", fmt::format("The {} tool returned: {}\nAnswer my question with it.",
+                                           message.value("tool_name", std::string("")), content)});
+    } else if (role == "assistant" && content.empty() && message.contains("tool_calls")) {
+      std::string calls;
+      for (const auto& call : message["tool_calls"]) {
+        const auto& function = call.contains("function") ? call["function"] : call;
+        if (!calls.empty()) calls += "\n";
+        calls +=
+            nlohmann::json{{"name", function.value("name", std::string())},
+                           {"arguments", function.value("arguments", nlohmann::json::object())}}
+                .dump();
+      }
+      turns.push_back({"assistant", calls});
+    } else {
+      turns.push_back({role, content});
+    }
+  }
+  if (tools.is_array() && !tools.empty()) {
+    system_text = (system_text ? *system_text + "\n\n" : std::string()) + describe_tools(tools);
+  }
+  if (system_text) turns.insert(turns.begin(), {"system", *system_text});
+  return turns;
+}
+
+/// A tool call decoded under its tool's schema (ToolChoice::Required): the JSON around the values
+/// is written for the model — {"name": "<tool>", "arguments": {"<key>": "...", ...}} — and the
+/// model chooses only what a schema leaves open: the tool among several (its name spelled under a
+/// mask of the names) and each required string argument's text (under module 18's grammar, so it
+/// is a JSON string body, and closed by the model's own '"'). Returns nullopt when a required
+/// argument is not a string: the caller decodes under the general JSON grammar instead.
+struct GuidedCall {
+  std::string text;          // the call's JSON
+  std::int64_t sampled = 0;  // tokens the model chose (the forced ones not counted)
+  bool complete = true;      // false when a value ran out of budget and was closed for it
+};
+
+std::optional<GuidedCall> decode_guided_call(g2c::pretrained::PretrainedModel& pretrained,
+                                             std::vector<std::int64_t> ids,
+                                             const nlohmann::json& tools,
+                                             const std::vector<std::string>& pieces,
+                                             g2c::sampling::MaskCache& masks,
+                                             const ChatOptions& options) {
+  const auto function_of = [](const nlohmann::json& spec) -> const nlohmann::json& {
+    return spec.contains("function") ? spec["function"] : spec;
+  };
+  for (const auto& spec : tools) {
+    const auto schema = function_of(spec).value("parameters", nlohmann::json::object());
+    for (const auto& key : schema.value("required", nlohmann::json::array())) {
+      const auto type = schema.value("properties", nlohmann::json::object())
+                            .value(key.get<std::string>(), nlohmann::json::object())
+                            .value("type", std::string("string"));
+      if (type != "string") return std::nullopt;
+    }
+  }
+  auto& tokenizer = pretrained.tokenizer;
+  g2c::sampling::LlamaLogitsModel model(*pretrained.model);
+  const g2c::sampling::JsonPrefixAutomaton automaton;
+  auto state = automaton.initial();
+  const auto sampling = g2c::sampling::GenerateOptions()
+                            .temperature(options.temperature)
+                            .top_k(options.top_k)
+                            .top_p(options.top_p);
+  GuidedCall call;
+  const auto force = [&](const std::string& text) {
+    const auto forced = tokenizer.encode(text);
+    ids.insert(ids.end(), forced.begin(), forced.end());
+    state = automaton.advance(state, text).value();
+    call.text += text;
+  };
+  // One token under `allowed` (V) bool; nullopt when the mask allows nothing.
+  const auto sample = [&](const torch::Tensor& allowed) -> std::optional<std::int64_t> {
+    if (!allowed.any().item<bool>()) return std::nullopt;
+    const auto context = torch::tensor(ids, torch::kLong).unsqueeze(0);        // (1, T)
+    const auto logits = model.forward(context).select(1, -1).to(torch::kCPU);  // (1, V)
+    const auto masked =
+        logits.masked_fill(allowed.logical_not(), -std::numeric_limits<double>::infinity());
+    const auto next = g2c::sampling::sample_next_token(masked, torch::tensor(ids), sampling);
+    const auto id = next.item<std::int64_t>();
+    ids.push_back(id);
+    ++call.sampled;
+    return id;
+  };
+
+  // The tool: forced when there is one, else spelled by the model under a mask of the names.
+  std::vector<std::string> names;
+  for (const auto& spec : tools) names.push_back(function_of(spec).value("name", std::string()));
+  std::string name = names.front();
+  if (names.size() == 1) {
+    force("{\"name\": \"" + name + "\", \"arguments\": {");
+  } else {
+    force("{\"name\": \"");
+    std::string spelled;
+    while (true) {
+      auto allowed = torch::zeros({static_cast<std::int64_t>(pieces.size())}, torch::kBool);
+      auto flags = allowed.accessor<bool, 1>();
+      for (std::size_t i = 0; i < pieces.size(); ++i) {
+        if (pieces[i].empty()) continue;
+        const auto candidate = spelled + pieces[i];
+        flags[static_cast<std::int64_t>(i)] =
+            std::any_of(names.begin(), names.end(),
+                        [&](const std::string& n) { return (n + "\"").starts_with(candidate); });
+      }
+      const auto id = sample(allowed);
+      if (!id) break;
+      spelled += pieces[static_cast<std::size_t>(*id)];
+      if (spelled.ends_with("\"")) break;
+    }
+    name = spelled.ends_with("\"") ? spelled.substr(0, spelled.size() - 1) : names.front();
+    call.text += name + "\"";
+    state = automaton.advance(automaton.initial(), call.text).value();
+    force(", \"arguments\": {");
+  }
+
+  // Each required argument: the key forced, the string's text chosen by the model.
+  const auto& chosen = *std::find_if(tools.begin(), tools.end(), [&](const nlohmann::json& spec) {
+    return function_of(spec).value("name", std::string()) == name;
+  });
+  const auto schema = function_of(chosen).value("parameters", nlohmann::json::object());
+  bool first = true;
+  for (const auto& key : schema.value("required", nlohmann::json::array())) {
+    force(std::string(first ? "" : ", ") + nlohmann::json(key).dump() + ": \"");
+    first = false;
+    for (std::int64_t step = 0;; ++step) {
+      if (step == options.max_new_tokens) {  // out of budget: close the string for the model
+        force("\"");
+        call.complete = false;
+        break;
+      }
+      auto found = masks.find(state);
+      if (found == masks.end()) {
+        found =
+            masks.emplace(state, g2c::sampling::allowed_token_mask(automaton, state, pieces)).first;
+      }
+      // Inside the string the grammar also allows a piece that closes it and goes on ('"}'):
+      // only a piece that ends exactly at the closing quote may leave the string.
+      auto allowed = found->second.clone();
+      auto flags = allowed.accessor<bool, 1>();
+      for (std::size_t i = 0; i < pieces.size(); ++i) {
+        if (!flags[static_cast<std::int64_t>(i)]) continue;
+        const auto after = automaton.advance(state, pieces[i]);
+        const bool in_string = after->mode == g2c::sampling::JsonMode::kString ||
+                               after->mode == g2c::sampling::JsonMode::kStringEscape;
+        flags[static_cast<std::int64_t>(i)] =
+            in_string ||
+            (after->mode == g2c::sampling::JsonMode::kPostValue && pieces[i].back() == '"');
+      }
+      const auto id = sample(allowed);
+      if (!id) {
+        force("\"");
+        call.complete = false;
+        break;
+      }
+      const auto& piece = pieces[static_cast<std::size_t>(*id)];
+      state = automaton.advance(state, piece).value();
+      call.text += piece;
+      if (state.mode == g2c::sampling::JsonMode::kPostValue) break;
+    }
+  }
+  call.text += "}}";
+  return call;
 }
 
 }  // namespace
@@ -70,6 +275,94 @@ InferenceResult PretrainedBackend::complete(const std::string& prompt,
                          {{"sampling", options.to_json()},
                           {"template", options_.raw ? "raw" : "chatml"},
                           {"stopped", generation.stopped}});
+}
+
+ChatResult PretrainedBackend::chat_with_tools(const nlohmann::json& messages,
+                                              const nlohmann::json& tools,
+                                              const ChatOptions& options) {
+  if (options.max_new_tokens <= 0) {
+    throw ValueError(
+        fmt::format("PretrainedBackend::chat_with_tools: max_new_tokens must be > 0, got {}",
+                    options.max_new_tokens));
+  }
+  const auto turns = chat_turns(messages, tools, options_.system);
+  auto& tokenizer = model_->tokenizer;
+  const auto ids = tokenizer.encode(tokenizer.format_chat(turns, true));
+  const auto context = model_->model->options.max_seq_len();
+  if (static_cast<std::int64_t>(ids.size()) >= context) {
+    throw ValueError(fmt::format(
+        "PretrainedBackend::chat_with_tools: the conversation is {} tokens, {}'s context {}; "
+        "start a shorter one",
+        ids.size(), model_->name, context));
+  }
+  const bool constrained = options_.tool_choice == ToolChoice::Required && tools.is_array() &&
+                           !tools.empty() && messages.back().value("role", "") == "user";
+  const CompletionOptions sampling_settings = CompletionOptions()
+                                                  .with_max_new_tokens(options.max_new_tokens)
+                                                  .with_temperature(options.temperature)
+                                                  .with_top_k(options.top_k)
+                                                  .with_top_p(options.top_p);
+  torch::NoGradGuard no_grad;
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::int64_t> reply_ids;
+  std::optional<std::string> guided_text;  // a call decoded under the tool's schema
+  std::optional<std::int64_t> sampled_tokens;
+  bool stopped = false;
+  if (constrained) {
+    if (pieces_.empty()) {
+      pieces_ = g2c::sampling::vocab_pieces(tokenizer, model_->model->options.vocab_size());
+    }
+    if (auto guided = decode_guided_call(*model_, ids, tools, pieces_, masks_, options)) {
+      guided_text = guided->text;
+      sampled_tokens = guided->sampled;
+      stopped = guided->complete;
+    } else {
+      g2c::sampling::LlamaLogitsModel logits(*model_->model);
+      const auto prompt = torch::tensor(ids, torch::kLong);
+      const auto out = g2c::sampling::generate_json(logits, prompt, pieces_,
+                                                    g2c::sampling::GenerateJsonOptions()
+                                                        .max_new_tokens(options.max_new_tokens)
+                                                        .temperature(options.temperature)
+                                                        .top_k(options.top_k)
+                                                        .top_p(options.top_p)
+                                                        .mask_cache(&masks_));
+      const auto continuation = out.narrow(0, prompt.size(0), out.size(0) - prompt.size(0));
+      reply_ids.assign(continuation.data_ptr<std::int64_t>(),
+                       continuation.data_ptr<std::int64_t>() + continuation.numel());
+    }
+  } else {
+    const auto generation =
+        g2c::pretrained::generate_pretrained(*model_, ids, options.max_new_tokens,
+                                             g2c::sampling::GenerateOptions()
+                                                 .temperature(options.temperature)
+                                                 .top_k(options.top_k)
+                                                 .top_p(options.top_p));
+    reply_ids = generation.ids;
+    stopped = generation.stopped;
+  }
+  const double latency_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::string content = guided_text ? *guided_text : tokenizer.decode(reply_ids);
+  auto tool_calls = nlohmann::json::array();
+  if (constrained) {
+    // The grammar guarantees JSON (or, when the budget ran out, a prefix of it); whether it is a
+    // call is the model's doing.
+    const auto call = nlohmann::json::parse(content, nullptr, false);
+    if (call.is_object() && call.contains("name") && call["name"].is_string() &&
+        call.value("arguments", nlohmann::json::object()).is_object()) {
+      stopped = true;
+      tool_calls.push_back({{"name", call["name"]},
+                            {"arguments", call.value("arguments", nlohmann::json::object())},
+                            {"call_id", fresh_call_id()}});
+      content.clear();
+    }
+  }
+  return ChatResult(messages, content, tool_calls, static_cast<std::int64_t>(ids.size()),
+                    sampled_tokens.value_or(static_cast<std::int64_t>(reply_ids.size())),
+                    latency_ms, info_,
+                    {{"sampling", sampling_settings.to_json()},
+                     {"constrained", constrained},
+                     {"stopped", stopped}});
 }
 
 }  // namespace g2c::inference

@@ -7,20 +7,37 @@
 //   auto smol = g2c::inference::PretrainedBackend::load("SmolLM2-135M-Instruct");
 //   smol.complete("What is the capital of France?", CompletionOptions().with_temperature(0))
 //       .completion;  // "The capital of France is Paris."
+//
+// It is also a ChatBackend (module 18's native channel): chat_with_tools renders the conversation
+// in the same template, with the tools described in the system turn. SmolLM2 was not trained with
+// a tool-calling format of its own, so how it is asked for a call is a choice (ToolChoice): left
+// to write what it likes (a call it writes as JSON is found by run_with_tools' rescue), or, on a
+// user's turn, made to answer with a call decoded under module 18's JSON grammar
+// (g2c/sampling/constrained.h), which always parses.
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "g2c/inference/backend.h"
 #include "g2c/pretrained/generation.h"
+#include "g2c/sampling/constrained.h"
 
 namespace g2c::inference {
+
+/// How chat_with_tools answers a user's turn when tools are offered.
+enum class ToolChoice {
+  Auto,      // the model writes what it likes: text, or a call written as JSON in its text
+  Required,  // a call: a JSON object decoded under the grammar, returned as tool_calls
+};
 
 struct PretrainedBackendOptions {
   bool raw = false;                   // continue the prompt as text, no chat template
   std::optional<std::string> system;  // the system turn (default: the template's own)
+  ToolChoice tool_choice = ToolChoice::Auto;
 
   PretrainedBackendOptions& with_raw(bool value) {
     raw = value;
@@ -30,9 +47,13 @@ struct PretrainedBackendOptions {
     system = std::move(value);
     return *this;
   }
+  PretrainedBackendOptions& with_tool_choice(ToolChoice value) {
+    tool_choice = value;
+    return *this;
+  }
 };
 
-class PretrainedBackend : public Backend {
+class PretrainedBackend : public ChatBackend {
  public:
   /// ValueError for a null model.
   explicit PretrainedBackend(std::shared_ptr<g2c::pretrained::PretrainedModel> model,
@@ -54,12 +75,31 @@ class PretrainedBackend : public Backend {
   InferenceResult complete(const std::string& prompt,
                            const CompletionOptions& options = {}) override;
 
+  /// One chat turn. The messages ({"role", "content"}; an assistant's "tool_calls"; "tool"
+  /// messages with "tool_name") are rendered in the chat template: the tools, when given, are
+  /// listed in the system turn with how to call one (a JSON object {"name", "arguments"}), a
+  /// call the assistant made is shown as that object, and a tool's result as a user turn
+  /// ("The calculator tool returned: 41\nAnswer my question with it."), since the template has
+  /// no role for it. When tools are given,
+  /// the last message is the user's and tool_choice is Required, the reply is a call decoded
+  /// under the JSON grammar (masks memoised across calls); otherwise it is free text. metadata
+  /// {"sampling", "constrained", "stopped"}. ValueError for messages that are not a non-empty
+  /// array of objects with string role and content, max_new_tokens <= 0, or a conversation
+  /// longer than the context leaves room for.
+  ChatResult chat_with_tools(const nlohmann::json& messages, const nlohmann::json& tools,
+                             const ChatOptions& options) override;
+
   g2c::pretrained::PretrainedModel& model() { return *model_; }
+  const PretrainedBackendOptions& options() const { return options_; }
 
  private:
   std::shared_ptr<g2c::pretrained::PretrainedModel> model_;
   PretrainedBackendOptions options_;
   BackendInfo info_;
+  // Constrained decoding's state, made at the first constrained call and kept: the vocabulary's
+  // pieces and the masks by grammar state.
+  std::vector<std::string> pieces_;
+  g2c::sampling::MaskCache masks_;
 };
 
 }  // namespace g2c::inference

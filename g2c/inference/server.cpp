@@ -17,6 +17,7 @@
 
 #include "g2c/core/clock.h"
 #include "g2c/core/errors.h"
+#include "g2c/inference/pretrained_backend.h"
 #include "g2c/pretrained/catalog.h"
 #include "g2c/pretrained/generation.h"
 #include "g2c/pretraining/artifact_names.h"
@@ -135,9 +136,12 @@ class TextSink {
 class PretrainedServed : public ServedModel {
  public:
   explicit PretrainedServed(const std::string& name)
-      : pretrained_(g2c::pretrained::load_pretrained_model(
-            name, g2c::pretrained::LoadOptions().packed(true))),
-        name_(pretrained_.name) {}
+      : shared_(std::make_shared<g2c::pretrained::PretrainedModel>(
+            g2c::pretrained::load_pretrained_model(name,
+                                                   g2c::pretrained::LoadOptions().packed(true)))),
+        pretrained_(*shared_),
+        name_(pretrained_.name),
+        tool_backend_(shared_, PretrainedBackendOptions().with_tool_choice(ToolChoice::Required)) {}
 
   const std::string& name() const override { return name_; }
   std::int64_t context_length() const override { return pretrained_.model->options.max_seq_len(); }
@@ -202,6 +206,13 @@ class PretrainedServed : public ServedModel {
     return vectors;
   }
 
+  ChatResult chat_with_tools(const nlohmann::json& messages, const nlohmann::json& tools,
+                             const ChatOptions& options) override {
+    // The backend keeps the grammar's masks across calls: one tool request at a time.
+    std::lock_guard lock(tool_mutex_);
+    return tool_backend_.chat_with_tools(messages, tools, options);
+  }
+
  private:
   /// The prompt's ids: a chat in the file's template; /api/generate's prompt as a user turn
   /// (under `system` when given), as Ollama does, or as it is when raw.
@@ -217,8 +228,11 @@ class PretrainedServed : public ServedModel {
     return tokenizer.encode(tokenizer.format_chat(messages, true));
   }
 
-  g2c::pretrained::PretrainedModel pretrained_;
+  std::shared_ptr<g2c::pretrained::PretrainedModel> shared_;
+  g2c::pretrained::PretrainedModel& pretrained_;
   std::string name_;
+  std::mutex tool_mutex_;
+  PretrainedBackend tool_backend_;
 };
 
 // --- a course artifact ------------------------------------------------------------------------
@@ -410,6 +424,14 @@ std::vector<std::string> ModelRegistry::names() const {
   std::sort(course.begin(), course.end());
   names.insert(names.end(), course.begin(), course.end());
   return names;
+}
+
+ChatResult ServedModel::chat_with_tools(const nlohmann::json&, const nlohmann::json&,
+                                        const ChatOptions&) {
+  throw ValueError(
+      fmt::format("/api/chat: {} takes no tools (a course model has no tool-calling "
+                  "turn); send tools to SmolLM2-135M-Instruct, or leave them out",
+                  name()));
 }
 
 namespace {
@@ -773,6 +795,47 @@ Server::Server(ServerOptions options)
       const bool stream = stream_field(body, true);
       double load_ms = 0;
       const auto model = model_for(model_name, load_ms);
+
+      // Tools (module 18): one turn of the native channel, answered whole.
+      if (chat && body.contains("tools") && !body["tools"].is_null()) {
+        if (!body["tools"].is_array()) {
+          throw BadRequest{400,
+                           "\"tools\" must be a list of {\"type\": \"function\", "
+                           "\"function\": {...}} specs"};
+        }
+        if (!body["tools"].empty() && !served.messages.empty()) {
+          ChatOptions options;
+          options.max_new_tokens = served.max_new_tokens < 0 ? 512 : served.max_new_tokens;
+          options.temperature = served.temperature;
+          options.top_k = served.top_k;
+          options.top_p = served.top_p;
+          const auto started = Clock::now();
+          const auto reply = model->chat_with_tools(body["messages"], body["tools"], options);
+          ServedGeneration generation;
+          generation.prompt_tokens = reply.prompt_tokens.value_or(0);
+          generation.completion_tokens = reply.completion_tokens.value_or(0);
+          generation.eval_ns = nanoseconds_since(started);
+          auto calls = json::array();
+          for (const auto& call : reply.tool_calls) {
+            calls.push_back(
+                {{"id", call.value("call_id", std::string())},
+                 {"function", {{"name", call["name"]}, {"arguments", call["arguments"]}}}});
+          }
+          auto done = ollama_done(true, model_name, reply.content, generation,
+                                  nanoseconds_since(started), load_ms);
+          if (!calls.empty()) done["message"]["tool_calls"] = calls;
+          if (stream) {
+            // Ollama streams a call as one message line, then the done line.
+            auto line = ollama_line(true, model_name, reply.content);
+            if (!calls.empty()) line["message"]["tool_calls"] = calls;
+            done["message"] = {{"role", "assistant"}, {"content", ""}};
+            response.set_content(line.dump() + "\n" + done.dump() + "\n", "application/x-ndjson");
+          } else {
+            answer_json(response, done);
+          }
+          return;
+        }
+      }
 
       // Nothing to generate: Ollama's answer to "load the model".
       if (chat ? served.messages.empty() : served.prompt.empty()) {

@@ -4,7 +4,8 @@
 //
 //   Ollama   GET  /api/tags             the models it serves
 //            POST /api/generate         {"model", "prompt", "system"?, "raw"?, "stream"?,
-//            "options"?} POST /api/chat             {"model", "messages", "stream"?, "options"?}
+//                                        "options"?}
+//            POST /api/chat             {"model", "messages", "tools"?, "stream"?, "options"?}
 //            POST /api/embed            {"model", "input": text or [texts]} -> L2-normalised
 //                                       mean-pooled final hidden states (the pretrained model)
 //            GET  /api/version
@@ -19,6 +20,11 @@
 // was wrong; a client that goes away mid-stream stops its generation. Requests run at once on a
 // pool of threads, each with its own KV cache and random generator, so a slow client holds up no
 // one else. Models are loaded on first use and kept.
+//
+// Tools (module 18): /api/chat with "tools" answers as Ollama does, with "tool_calls" in its
+// message. The pretrained model decodes a call under the tools' schemas (PretrainedBackend's
+// ToolChoice::Required) whenever the last message is the user's, and answers in text after a
+// tool's result; one such request runs at a time. Course artifacts take no tools.
 //
 // Models by name (compared without case; an Ollama tag such as ":latest" is ignored): the
 // pretrained models whose files setup fetched ("SmolLM2-135M-Instruct", packed weights) and every
@@ -39,6 +45,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "g2c/inference/backend.h"
 #include "g2c/pretraining/model_artifact.h"
 
 namespace g2c::inference {
@@ -93,6 +100,11 @@ class ServedModel {
   /// the context when `truncate` is false.
   virtual std::vector<std::vector<float>> embed(const std::vector<std::string>& texts,
                                                 bool truncate, std::int64_t& tokens) = 0;
+  /// /api/chat with "tools": one turn of a conversation with tools (module 18's native channel),
+  /// the messages and tool specs as Ollama sends them. ValueError for a model without tools (the
+  /// default).
+  virtual ChatResult chat_with_tools(const nlohmann::json& messages, const nlohmann::json& tools,
+                                     const ChatOptions& options);
 };
 
 /// The models a server offers, loaded on first use (once, even when several requests ask at

@@ -119,6 +119,44 @@ std::pair<double, double> float_divmod(double a, double b) {
   return {floor_div, mod};
 }
 
+int bit_length(unsigned __int128 x) {
+  int bits = 0;
+  for (; x != 0; x >>= 1) ++bits;
+  return bits;
+}
+
+/// a / b correctly rounded to a double, as Python divides two ints. Converting each to a double
+/// first would round twice once either is beyond 2**53 (205843259 * 371554667 / 25).
+double true_divide(std::int64_t a, std::int64_t b) {
+  constexpr std::int64_t kExact = std::int64_t{1} << 53;
+  if (a > -kExact && a < kExact && b > -kExact && b < kExact) {
+    return static_cast<double>(a) / static_cast<double>(b);  // both exact: one rounding
+  }
+  const auto magnitude = [](std::int64_t x) {
+    return x < 0 ? static_cast<unsigned __int128>(-(x + 1)) + 1 : static_cast<unsigned __int128>(x);
+  };
+  const bool negative = (a < 0) != (b < 0);
+  auto numerator = magnitude(a);
+  auto denominator = magnitude(b);
+  if (numerator == 0) return negative ? -0.0 : 0.0;
+  // Scale so that the quotient has 55 or 56 bits: 53 to keep, and the rest to round with.
+  const int shift = 55 - (bit_length(numerator) - bit_length(denominator));
+  if (shift >= 0) {
+    numerator <<= shift;
+  } else {
+    denominator <<= -shift;
+  }
+  const unsigned __int128 quotient = numerator / denominator;
+  const bool inexact = numerator % denominator != 0;
+  const int extra = bit_length(quotient) - 53;
+  unsigned __int128 kept = quotient >> extra;
+  const unsigned __int128 dropped = quotient & ((static_cast<unsigned __int128>(1) << extra) - 1);
+  const unsigned __int128 half = static_cast<unsigned __int128>(1) << (extra - 1);
+  if (dropped > half || (dropped == half && (inexact || (kept & 1) != 0))) ++kept;  // half to even
+  const double magnitude_value = std::ldexp(static_cast<double>(kept), extra - shift);
+  return negative ? -magnitude_value : magnitude_value;
+}
+
 Number integer_binary(std::string_view op, std::int64_t a, std::int64_t b) {
   std::int64_t result = 0;
   if (op == "+") {
@@ -135,7 +173,7 @@ Number integer_binary(std::string_view op, std::int64_t a, std::int64_t b) {
   }
   if (op == "/") {
     if (b == 0) throw ZeroDivisionError("division by zero");
-    return static_cast<double>(a) / static_cast<double>(b);
+    return true_divide(a, b);
   }
   if (op == "//" || op == "%") {
     if (b == 0) throw ZeroDivisionError("integer division or modulo by zero");

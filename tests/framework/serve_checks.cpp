@@ -37,6 +37,7 @@
 #include "g2c/tokenizer/bpe.h"
 #include "g2c/transformer/transformer_lm.h"
 #include "g2c_test.h"
+#include "running_server.h"
 
 using Catch::Matchers::Contains;
 using g2c::inference::Server;
@@ -49,45 +50,10 @@ namespace {
 const char* kName = "SmolLM2-135M-Instruct";
 
 std::string missing_model() {
-  try {
-    g2c::pretrained::pretrained_model_file(kName);
-    return "";
-  } catch (const g2c::ValueError& error) {
-    return error.what();
-  }
+  return g2c_test::missing_pretrained_model(kName);
 }
 
-/// A server on a free port of 127.0.0.1, listening on its own thread until destroyed.
-class RunningServer {
- public:
-  explicit RunningServer(ServerOptions options = {}) : server_(with_free_port(options)) {
-    server_.bind();
-    thread_ = std::thread([this] { server_.listen(); });
-  }
-  ~RunningServer() {
-    server_.stop();
-    thread_.join();
-  }
-  Server& server() { return server_; }
-  int port() const { return server_.port(); }
-  std::string url() const { return "http://127.0.0.1:" + std::to_string(port()); }
-  httplib::Client client() const {
-    httplib::Client client("127.0.0.1", port());
-    client.set_read_timeout(60, 0);
-    return client;
-  }
-
- private:
-  static ServerOptions with_free_port(ServerOptions options) {
-    options.host = "127.0.0.1";
-    options.max_requests = 64;  // a bound no check comes near: past it, the server stops itself
-    options.port = 0;
-    options.log_requests = false;
-    return options;
-  }
-  Server server_;
-  std::thread thread_;
-};
+using g2c_test::RunningServer;
 
 /// G2C_ARTIFACTS_DIR pointed at `root` while alive (where tokenizer artifacts are looked for).
 class ArtifactsDir {

@@ -1,0 +1,248 @@
+// Exercise 18 — the model that cannot add, with a calculator. Arithmetic questions drawn with a
+// seed (sums of two and three numbers, differences, products of two-digit numbers), answered by
+// SmolLM2-135M-Instruct four ways:
+//   alone        the question, the model's reply
+//   text         the text-format tool loop (run_with_tools over complete(): the tools described in
+//                the prompt, calls as <tool_call> blocks)
+//   native       the native channel (chat_with_tools): the tools as specs in the system turn; a
+//                call the model writes as JSON in its text is rescued
+//   constrained  the native channel with the call decoded under module 18's JSON grammar
+// A reply is right when its last number is the answer (module 15's numeric_match on that number:
+// replies restate the operands first, "13 + 28 = 41"). For the tool conditions: how often the
+// first step made a valid call (one that parsed, named the calculator and passed its schema), and
+// how often the calculator's result was the answer. Tokens and latency per question, all steps
+// summed. Greedy decoding: every number reruns exactly. Writes calculator.json and a figure.
+#include <algorithm>
+#include <chrono>
+#include <random>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "exercises/common/cli.h"
+#include "exercises/common/figures.h"
+#include "exercises/common/proportion.h"
+#include "g2c/core/errors.h"
+#include "g2c/core/progress.h"
+#include "g2c/eval/match.h"
+#include "g2c/inference/pretrained_backend.h"
+#include "g2c/tools/tools.h"
+
+namespace {
+
+using g2c::exercises::Proportion;
+using g2c::inference::PretrainedBackend;
+using g2c::inference::ToolChoice;
+
+struct Question {
+  std::string kind;  // "sum2", "difference", "product", "sum3"
+  std::string text;  // "What is 347 + 589?"
+  std::string expression;
+  std::int64_t answer;
+};
+
+/// `count` questions, the four kinds in turn, numbers drawn from `seed`.
+std::vector<Question> draw_questions(std::int64_t count, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const auto uniform = [&](std::int64_t low, std::int64_t high) {
+    return std::uniform_int_distribution<std::int64_t>(low, high)(rng);
+  };
+  std::vector<Question> questions;
+  for (std::int64_t i = 0; i < count; ++i) {
+    Question q;
+    switch (i % 4) {
+      case 0: {
+        const auto a = uniform(10, 999), b = uniform(10, 999);
+        q = {"sum2", "", fmt::format("{} + {}", a, b), a + b};
+        break;
+      }
+      case 1: {
+        const auto a = uniform(100, 999), b = uniform(10, a);
+        q = {"difference", "", fmt::format("{} - {}", a, b), a - b};
+        break;
+      }
+      case 2: {
+        const auto a = uniform(11, 99), b = uniform(11, 99);
+        q = {"product", "", fmt::format("{} * {}", a, b), a * b};
+        break;
+      }
+      default: {
+        const auto a = uniform(10, 999), b = uniform(10, 999), c = uniform(10, 999);
+        q = {"sum3", "", fmt::format("{} + {} + {}", a, b, c), a + b + c};
+        break;
+      }
+    }
+    q.text = "What is " + q.expression + "?";
+    questions.push_back(q);
+  }
+  return questions;
+}
+
+/// The last number written in `reply` ("13 + 28 = 41." -> "41"), commas between digit groups
+/// removed; "" when there is none.
+std::string last_number(const std::string& reply) {
+  static const std::regex number(R"(-?\d[\d,]*(\.\d+)?)");
+  std::string last;
+  for (auto it = std::sregex_iterator(reply.begin(), reply.end(), number);
+       it != std::sregex_iterator(); ++it) {
+    last = it->str();
+  }
+  last.erase(std::remove(last.begin(), last.end(), ','), last.end());
+  return last;
+}
+
+bool right(const std::string& reply, std::int64_t answer) {
+  const auto number = last_number(reply);
+  return !number.empty() && g2c::eval::numeric_match(number, {std::to_string(answer)});
+}
+
+/// What one condition measured over the questions.
+struct Tally {
+  Proportion correct, valid_call, tool_result_right;
+  double tokens = 0, seconds = 0, steps = 0, rescued = 0;
+  nlohmann::json replies = nlohmann::json::array();
+};
+
+nlohmann::json summary(const Tally& tally, bool tools, std::int64_t count) {
+  nlohmann::json out = {{"correct", tally.correct.to_json()},
+                        {"tokens_per_question", tally.tokens / static_cast<double>(count)},
+                        {"seconds_per_question", tally.seconds / static_cast<double>(count)},
+                        {"replies", tally.replies}};
+  if (tools) {
+    out["valid_first_call"] = tally.valid_call.to_json();
+    out["calculator_result_right"] = tally.tool_result_right.to_json();
+    out["steps_per_question"] = tally.steps / static_cast<double>(count);
+    out["rescued_calls"] = tally.rescued;
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  g2c::CommandLine app{
+      "Module 18: arithmetic questions answered by SmolLM2-135M-Instruct alone and through the\n"
+      "calculator tool (text format, native channel, constrained calls): accuracy with 95%\n"
+      "intervals, valid tool calls, tokens and latency. Writes calculator.json and a figure."};
+  g2c::exercises::CommonOptions options;
+  options.out = "results/18-tools";
+  std::string model_name = "SmolLM2-135M-Instruct";
+  std::int64_t count = 60, max_steps = 3, max_tokens = 64;
+  std::vector<std::string> conditions = {"alone", "text", "native", "constrained"};
+  g2c::exercises::add_common_options(app, options);
+  app.add_option("--model", model_name, "The pretrained model that answers");
+  app.add_option("--questions", count, "How many questions (the four kinds in turn)").positive();
+  app.add_option("--max-steps", max_steps, "Backend calls per question in the tool loop")
+      .positive();
+  app.add_option("--max-tokens", max_tokens, "Reply length limit per step, in tokens").positive();
+  app.add_option("--conditions", conditions, "Which conditions to run")
+      .one_of({"alone", "text", "native", "constrained"});
+  return g2c::run_cli(app, argc, argv, [&] {
+    const auto device = g2c::exercises::prepare(options);
+    if (!device.is_cpu()) {
+      throw g2c::ValueError("18_calculator runs SmolLM2 on the CPU; use --device cpu");
+    }
+    const auto questions = draw_questions(count, options.seed);
+    auto model =
+        std::make_shared<g2c::pretrained::PretrainedModel>(g2c::pretrained::load_pretrained_model(
+            model_name, g2c::pretrained::LoadOptions().packed(true)));
+    PretrainedBackend free_backend(model);
+    PretrainedBackend constrained_backend(
+        model, g2c::inference::PretrainedBackendOptions().with_tool_choice(ToolChoice::Required));
+    const g2c::tools::ToolRegistry registry({g2c::tools::make_calculator()});
+    const auto sampling =
+        g2c::inference::CompletionOptions().with_max_new_tokens(max_tokens).with_temperature(0);
+
+    nlohmann::json results = nlohmann::json::object();
+    nlohmann::json table = {{"condition", nlohmann::json::array()},
+                            {"accuracy", nlohmann::json::array()},
+                            {"valid_call", nlohmann::json::array()}};
+    for (const auto& condition : conditions) {
+      Tally tally;
+      g2c::Progress progress(condition, static_cast<std::int64_t>(questions.size()),
+                             !options.quiet);
+      for (const auto& question : questions) {
+        const auto start = std::chrono::steady_clock::now();
+        std::string reply;
+        nlohmann::json record = {{"question", question.text}, {"answer", question.answer}};
+        if (condition == "alone") {
+          const auto result = free_backend.complete(question.text, sampling);
+          reply = result.completion;
+          tally.tokens += static_cast<double>(result.completion_tokens.value_or(0));
+        } else {
+          g2c::tools::RunWithToolsOptions loop;
+          loop.max_steps = max_steps;
+          loop.sampling = sampling;
+          loop.use_native_tools = condition != "text";
+          auto& backend = condition == "constrained" ? constrained_backend : free_backend;
+          const auto run = g2c::tools::run_with_tools(backend, registry, question.text, loop);
+          reply = run.final_answer.value_or("");
+          tally.steps += static_cast<double>(run.steps.size());
+          tally.rescued += run.metadata.value("n_rescued_calls", 0.0);
+          for (const auto& step : run.steps) {
+            tally.tokens += static_cast<double>(step.inference.completion_tokens.value_or(0));
+          }
+          const auto& first = run.steps.front();
+          const bool valid = !first.tool_results.empty() && !first.tool_results[0].is_error();
+          tally.valid_call.hits += valid;
+          ++tally.valid_call.total;
+          const bool tool_right =
+              valid && first.tool_results[0].output() == std::to_string(question.answer);
+          tally.tool_result_right.hits += tool_right;
+          ++tally.tool_result_right.total;
+          auto steps = nlohmann::json::array();
+          for (const auto& step : run.steps) {
+            auto calls = nlohmann::json::array();
+            for (std::size_t i = 0; i < step.tool_calls.size(); ++i) {
+              calls.push_back({{"name", step.tool_calls[i].name()},
+                               {"arguments", step.tool_calls[i].arguments()},
+                               {"result", step.tool_results[i].output()},
+                               {"error", step.tool_results[i].is_error()}});
+            }
+            steps.push_back({{"completion", step.completion}, {"calls", calls}});
+          }
+          record["steps"] = steps;
+          record["stopped"] = run.stopped_reason;
+        }
+        tally.seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const bool ok = right(reply, question.answer);
+        tally.correct.hits += ok;
+        ++tally.correct.total;
+        record["reply"] = reply;
+        record["correct"] = ok;
+        tally.replies.push_back(record);
+        progress.update(tally.correct.total);
+      }
+      progress.finish();
+      const bool tools = condition != "alone";
+      fmt::print(
+          "{:<12} right {}  valid first call {}  calculator right {}  {:.1f} tokens, "
+          "{:.2f} s per question\n",
+          condition, tally.correct.to_string(),
+          tools ? tally.valid_call.to_string() : std::string("    -"),
+          tools ? tally.tool_result_right.to_string() : std::string("    -"),
+          tally.tokens / static_cast<double>(questions.size()),
+          tally.seconds / static_cast<double>(questions.size()));
+      results[condition] = summary(tally, tools, count);
+      table["condition"].push_back(condition);
+      table["accuracy"].push_back(tally.correct.value());
+      table["valid_call"].push_back(tools ? tally.valid_call.value() : 0.0);
+    }
+
+    auto out = g2c::exercises::run_metadata("18_calculator", options, device);
+    out["config"] = {{"model", model_name},      {"questions", count}, {"max_steps", max_steps},
+                     {"max_tokens", max_tokens}, {"temperature", 0},   {"seed", options.seed}};
+    out["conditions"] = results;
+    out["accuracy_table"] = table;
+    using g2c::exercises::Figure;
+    using g2c::exercises::Series;
+    out["figures"] = g2c::exercises::figures(
+        {Figure::bar("calculator_accuracy.png",
+                     fmt::format("{} on {} arithmetic questions", model_name, count), "",
+                     "answers whose last number is right")
+             .add(Series("", "/accuracy_table/condition", "/accuracy_table/accuracy"))});
+    const auto path = g2c::exercises::save_result(options, "calculator.json", out);
+    g2c::exercises::plot_result(options, path);
+  });
+}

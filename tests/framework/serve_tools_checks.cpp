@@ -1,0 +1,81 @@
+// Module 18's native channel over HTTP: g2c-serve's /api/chat with "tools" (a call decoded under
+// the calculator's schema by SmolLM2-135M-Instruct), read by module 16's OllamaBackend, against the
+// same turn in this process; then a whole run_with_tools over the server. Skipped, visibly,
+// without the model file.
+#include <string>
+#include <thread>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "g2c/core/errors.h"
+#include "g2c/inference/ollama.h"
+#include "g2c/inference/pretrained_backend.h"
+#include "g2c/inference/server.h"
+#include "g2c/pretrained/catalog.h"
+#include "g2c/tools/tools.h"
+#include "g2c_test.h"
+#include "running_server.h"
+
+using g2c::inference::ChatOptions;
+using json = nlohmann::json;
+
+namespace {
+
+const char* kName = "SmolLM2-135M-Instruct";
+
+std::string missing_model() {
+  return g2c_test::missing_pretrained_model(kName);
+}
+
+}  // namespace
+
+TEST_CASE("serve_answers_a_tool_turn_with_the_call_made_in_process", "[tools]") {
+  if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
+  g2c_test::RunningServer running;
+  g2c::inference::OllamaBackend remote(
+      kName, g2c::inference::OllamaOptions().with_base_url(running.url()));
+  auto local = g2c::inference::PretrainedBackend::load(
+      kName, g2c::pretrained::LoadOptions().packed(true),
+      g2c::inference::PretrainedBackendOptions().with_tool_choice(
+          g2c::inference::ToolChoice::Required));
+  const auto tools = g2c::tools::render_tools_for_ollama({g2c::tools::make_calculator()});
+  const json messages = json::array({{{"role", "user"}, {"content", "What is 135 - 85?"}}});
+  const auto options = ChatOptions().with_temperature(0).with_max_new_tokens(24);
+
+  const auto served = remote.chat_with_tools(messages, tools, options);
+  const auto in_process = local.chat_with_tools(messages, tools, options);
+  REQUIRE(served.tool_calls.size() == 1);
+  CHECK(served.tool_calls[0]["name"] == "calculator");
+  CHECK(served.tool_calls[0]["arguments"].is_object());
+  CHECK(served.tool_calls[0]["arguments"]["expression"].is_string());
+  REQUIRE(in_process.tool_calls.size() == 1);
+  CHECK(served.tool_calls[0]["arguments"] == in_process.tool_calls[0]["arguments"]);
+
+  // A whole native run over HTTP: the call, the calculator, the answer after its result, as in
+  // this process.
+  const g2c::tools::ToolRegistry registry({g2c::tools::make_calculator()});
+  g2c::tools::RunWithToolsOptions loop;
+  loop.max_steps = 2;
+  loop.sampling = g2c::inference::CompletionOptions().with_temperature(0).with_max_new_tokens(24);
+  const auto over_http = g2c::tools::run_with_tools(remote, registry, "What is 135 - 85?", loop);
+  const auto here = g2c::tools::run_with_tools(local, registry, "What is 135 - 85?", loop);
+  CHECK(over_http.metadata["channel"] == "native");
+  REQUIRE_FALSE(over_http.steps.empty());
+  REQUIRE(over_http.steps[0].tool_results.size() == 1);
+  CHECK(over_http.steps[0].tool_results[0].output() ==
+        here.steps.at(0).tool_results.at(0).output());
+  CHECK(over_http.final_answer == here.final_answer);
+  CHECK(over_http.steps.size() == here.steps.size());
+
+  // Tools that are not a list are refused, by name.
+  auto client = running.client();
+  const auto bad = client.Post(
+      "/api/chat",
+      json{{"model", kName}, {"messages", messages}, {"tools", "calculator"}, {"stream", false}}
+          .dump(),
+      "application/json");
+  REQUIRE(bad);
+  CHECK(bad->status == 400);
+  CHECK_THAT(bad->body, Catch::Matchers::Contains("tools"));
+}
