@@ -5,7 +5,8 @@
 
 Starts build/<dir>/bin/g2c-serve on a free port of 127.0.0.1 and talks to it as a user's program
 would, with the clients Ollama and OpenAI publish (setup installs them into the project's
-environment): the model list, /api/generate and /api/chat with and without streaming, /api/embed,
+environment): the model list, /api/generate and /api/chat with and without streaming, /api/chat
+with tools (a call comes back as the client's ToolCall, streamed and not), /api/embed,
 /v1/chat/completions with and without streaming, and errors raised as each client's own exception.
 The streamed text must equal the text answered at once, and greedy answers must be the ones the
 course's model gives in-process ("The capital of France is Paris."). Then SIGTERM in the middle of
@@ -100,6 +101,22 @@ def check_ollama_client(url: str) -> str:
     check(stopped.message.content == "13 + 28", f"options.stop ends the text before it: "
           f"{stopped.message.content!r}")
 
+    # Module 18: a tool turn, answered with a call decoded under the tool's schema.
+    tools = [{"type": "function", "function": {
+        "name": "calculator", "description": "Evaluate an arithmetic expression.",
+        "parameters": {"type": "object", "properties": {"expression": {"type": "string"}},
+                       "required": ["expression"]}}}]
+    ask = [{"role": "user", "content": "What is 135 - 85?"}]
+    called = client.chat(model=NAME, messages=ask, tools=tools, options=GREEDY)
+    calls = called.message.tool_calls or []
+    check(len(calls) == 1 and calls[0].function.name == "calculator"
+          and isinstance(calls[0].function.arguments.get("expression"), str),
+          f"ollama chat(tools=...) answers with a calculator call ({calls})")
+    streamed_calls = [call for part in client.chat(model=NAME, messages=ask, tools=tools,
+                                                   options=GREEDY, stream=True)
+                      for call in (part.message.tool_calls or [])]
+    check(streamed_calls == calls, "ollama chat(tools=..., stream=True) streams the same call")
+
     embedded = client.embed(model=NAME, input=["The king is dead.", "Long live the king!"])
     vectors = embedded.embeddings
     norms = [math.sqrt(sum(x * x for x in v)) for v in vectors]
@@ -192,8 +209,8 @@ def main() -> int:
         print(f"checks: 0 passed, 0 failed, 1 skipped ({GGUF} missing: run scripts/setup.sh)")
         return 0
     start = time.time()
-    # Exactly the requests of the two clients' checks (8 Ollama, 5 OpenAI): then it stops itself.
-    server = Served(binary, "--max-requests", "13")
+    # Exactly the requests of the two clients' checks (10 Ollama, 5 OpenAI): then it stops itself.
+    server = Served(binary, "--max-requests", "15")
     try:
         chat_text = check_ollama_client(server.url)
         second = subprocess.run([binary, "--port", str(server.port)], capture_output=True,
@@ -202,7 +219,7 @@ def main() -> int:
               "a second g2c-serve on a taken port exits 2, saying so")
         check_openai_client(server.url, chat_text)
         status = server.wait(20)
-        check(status == 0, f"after its 13 requests g2c-serve stops by itself (status {status})")
+        check(status == 0, f"after its 15 requests g2c-serve stops by itself (status {status})")
     finally:
         server.kill()
     check_sigterm(binary)
