@@ -83,6 +83,9 @@ set(G2C_COURSE_FILES
   "18  tools      tools/calculator"
   "18  tools      tools/loop"
   "18  constrained sampling/constrained"
+  "19  agent      agent/parser"
+  "19  agent      agent/planner"
+  "19  agent      agent/memory"
 )
 
 set(G2C_SOLUTIONS "" CACHE STRING
