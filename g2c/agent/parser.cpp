@@ -4,6 +4,7 @@
 #include "g2c/agent/parser.h"
 #include "g2c/core/errors.h"
 #include "g2c/tokenizer/utf8.h"
+#include "g2c/tools/schema.h"
 
 namespace g2c::agent {
 

@@ -4,12 +4,11 @@
 #include <cctype>
 
 #include "g2c/agent/parser.h"
+#include "g2c/core/strip.h"
 
 namespace g2c::agent {
 
 namespace {
-
-constexpr std::string_view kSpace = " \t\n\r\f\v";
 
 /// Does `text` hold `word` at `at`, ignoring ASCII case?
 bool word_at(std::string_view text, std::size_t at, std::string_view word) {
@@ -93,9 +92,7 @@ std::optional<std::string> react_field(std::string_view text, ReactMarker marker
 }
 
 std::string strip_whitespace(std::string_view text) {
-  const auto first = text.find_first_not_of(kSpace);
-  if (first == std::string_view::npos) return "";
-  return std::string(text.substr(first, text.find_last_not_of(kSpace) - first + 1));
+  return g2c::strip(text);
 }
 
 std::string strip_code_fences(std::string_view text) {

@@ -103,6 +103,7 @@ std::optional<GuidedCall> decode_guided_call(g2c::pretrained::PretrainedModel& p
                                              const nlohmann::json& tools,
                                              const std::vector<std::string>& pieces,
                                              g2c::sampling::MaskCache& masks,
+                                             g2c::sampling::MaskCache& string_masks,
                                              const ChatOptions& options) {
   const auto function_of = [](const nlohmann::json& spec) -> const nlohmann::json& {
     return spec.contains("function") ? spec["function"] : spec;
@@ -190,24 +191,30 @@ std::optional<GuidedCall> decode_guided_call(g2c::pretrained::PretrainedModel& p
         call.complete = false;
         break;
       }
-      auto found = masks.find(state);
-      if (found == masks.end()) {
-        found =
-            masks.emplace(state, g2c::sampling::allowed_token_mask(automaton, state, pieces)).first;
-      }
       // Inside the string the grammar also allows a piece that closes it and goes on ('"}'):
-      // only a piece that ends exactly at the closing quote may leave the string.
-      auto allowed = found->second.clone();
-      auto flags = allowed.accessor<bool, 1>();
-      for (std::size_t i = 0; i < pieces.size(); ++i) {
-        if (!flags[static_cast<std::int64_t>(i)]) continue;
-        const auto after = automaton.advance(state, pieces[i]);
-        const bool in_string = after->mode == g2c::sampling::JsonMode::kString ||
-                               after->mode == g2c::sampling::JsonMode::kStringEscape;
-        flags[static_cast<std::int64_t>(i)] =
-            in_string ||
-            (after->mode == g2c::sampling::JsonMode::kPostValue && pieces[i].back() == '"');
+      // only a piece that ends exactly at the closing quote may leave the string. That mask
+      // depends on the state alone, so it is memoised beside the grammar's.
+      auto string_mask = string_masks.find(state);
+      if (string_mask == string_masks.end()) {
+        auto found = masks.find(state);
+        if (found == masks.end()) {
+          found = masks.emplace(state, g2c::sampling::allowed_token_mask(automaton, state, pieces))
+                      .first;
+        }
+        auto allowed = found->second.clone();
+        auto flags = allowed.accessor<bool, 1>();
+        for (std::size_t i = 0; i < pieces.size(); ++i) {
+          if (!flags[static_cast<std::int64_t>(i)]) continue;
+          const auto after = automaton.advance(state, pieces[i]);
+          const bool in_string = after->mode == g2c::sampling::JsonMode::kString ||
+                                 after->mode == g2c::sampling::JsonMode::kStringEscape;
+          flags[static_cast<std::int64_t>(i)] =
+              in_string ||
+              (after->mode == g2c::sampling::JsonMode::kPostValue && pieces[i].back() == '"');
+        }
+        string_mask = string_masks.emplace(state, allowed).first;
       }
+      const auto& allowed = string_mask->second;
       const auto id = sample(allowed);
       if (!id) {
         force("\"");
@@ -312,7 +319,8 @@ ChatResult PretrainedBackend::chat_with_tools(const nlohmann::json& messages,
     if (pieces_.empty()) {
       pieces_ = g2c::sampling::vocab_pieces(tokenizer, model_->model->options.vocab_size());
     }
-    if (auto guided = decode_guided_call(*model_, ids, tools, pieces_, masks_, options)) {
+    if (auto guided =
+            decode_guided_call(*model_, ids, tools, pieces_, masks_, string_masks_, options)) {
       guided_text = guided->text;
       sampled_tokens = guided->sampled;
       stopped = guided->complete;

@@ -97,9 +97,11 @@ class PretrainedBackend : public ChatBackend {
   PretrainedBackendOptions options_;
   BackendInfo info_;
   // Constrained decoding's state, made at the first constrained call and kept: the vocabulary's
-  // pieces and the masks by grammar state.
+  // pieces, the grammar's masks by state, and inside a string argument the same masks less the
+  // pieces that close the string and go on.
   std::vector<std::string> pieces_;
   g2c::sampling::MaskCache masks_;
+  g2c::sampling::MaskCache string_masks_;
 };
 
 }  // namespace g2c::inference

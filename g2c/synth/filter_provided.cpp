@@ -3,8 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "g2c/core/strip.h"
 #include "g2c/synth/filter.h"
-#include "g2c/synth/strip.h"
 
 namespace g2c::synth {
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "g2c/core/errors.h"
-#include "g2c/synth/strip.h"
+#include "g2c/core/strip.h"
 
 namespace g2c::synth {
 

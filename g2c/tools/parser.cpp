@@ -1,6 +1,7 @@
 // Module 18 — your work: find the tool calls in a model's text.
 #include "g2c/tools/parser.h"
 #include "g2c/core/errors.h"
+#include "g2c/core/strip.h"
 
 namespace g2c::tools {
 
@@ -8,7 +9,7 @@ std::vector<ToolCall> parse_tool_calls(std::string_view text) {
   // TODO: walk the text with find(): each "<tool_call>" opens a block that ends at the first
   // "</tool_call>" after it (an opening tag with no closing tag ends the search). For the i-th
   // block (i counts every block, skipped ones too):
-  //   - body = the text between the tags with spaces, tabs and newlines trimmed from both ends;
+  //   - body = g2c::strip(the text between the tags): whitespace trimmed from both ends;
   //   - value = nlohmann::json::parse(body, nullptr, false) (a discarded value, not an exception,
   //     when the body is not JSON); skip the block unless value.is_object();
   //   - name = value["name"]: skip unless it is a non-empty string;

@@ -47,8 +47,8 @@ std::vector<ToolCall> parse_tool_calls(std::string_view text);
 /// The Python edition refuses None with a TypeError; here a null pointer does not compile.
 std::vector<ToolCall> parse_tool_calls(std::nullptr_t) = delete;
 
-/// "call_<index>_<8 random hex digits>", e.g. "call_0_9f3a61c2": unique within one parse by the
-/// index, and unlikely to repeat across turns by the random part.
+/// "call_<index>_<8 hex digits>", e.g. "call_0_9f3a61c2": unique within one parse by the index,
+/// and within this process by the hex part (inference::fresh_call_id's).
 std::string new_call_id(std::size_t index);
 
 /// The results as blocks for the next prompt, separated by a blank line: <tool_result name="…"

@@ -1,6 +1,5 @@
 // Module 18 — the provided half of parser.h: call ids, results for the prompt, and the native
 // channel's rescue of a call written as text.
-#include <random>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -10,8 +9,9 @@
 namespace g2c::tools {
 
 std::string new_call_id(std::size_t index) {
-  thread_local std::mt19937_64 generator{std::random_device{}()};
-  return fmt::format("call_{}_{:08x}", index, static_cast<std::uint32_t>(generator()));
+  // inference::fresh_call_id is "call_" and 8 hex digits unique in this process: the index goes
+  // between the two.
+  return fmt::format("call_{}_{}", index, inference::fresh_call_id().substr(5));
 }
 
 std::string format_tool_results(const std::vector<ToolResult>& results) {

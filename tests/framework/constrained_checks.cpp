@@ -28,6 +28,7 @@
 #include "g2c/tokenizer/text_tokenizer.h"
 #include "g2c_test.h"
 #include "one_thread.h"
+#include "tiny_llama.h"
 
 using g2c::sampling::allowed_token_mask;
 using g2c::sampling::check_generate_json_arguments;
@@ -541,15 +542,7 @@ TEST_CASE("course_tokenizer_pieces_concatenate_to_the_text", "[constrained]") {
 
 TEST_CASE("the_cached_llama_adapter_equals_the_full_forward", "[constrained]") {
   torch::manual_seed(18);
-  const auto options = g2c::pretrained::LlamaOptions()
-                           .vocab_size(20)
-                           .embedding_dim(16)
-                           .num_layers(2)
-                           .num_heads(4)
-                           .num_kv_heads(2)
-                           .hidden_dim(24)
-                           .max_seq_len(32)
-                           .rope_base(500.0);
+  const auto options = g2c::testing::tiny_llama_options();
   g2c::pretrained::LlamaModel model(options);
   torch::NoGradGuard no_grad;
   g2c::sampling::LlamaLogitsModel adapter(*model);

@@ -14,6 +14,7 @@
 #include "g2c/pretrained/llama.h"
 #include "g2c_test.h"
 #include "gguf_writer.h"
+#include "tiny_llama.h"
 #include "torch_test.h"
 
 using Catch::Matchers::Contains;
@@ -22,6 +23,7 @@ using g2c::pretrained::LlamaOptions;
 using g2c::testing::GGUFWriter;
 using g2c::testing::max_abs_diff;
 using g2c::testing::TemporaryFile;
+using g2c::testing::tiny_llama_options;
 
 namespace {
 
@@ -46,18 +48,6 @@ torch::Tensor rope(const torch::Tensor& x, double base, bool interleaved) {
     }
   }
   return out;
-}
-
-LlamaOptions tiny_options() {
-  return LlamaOptions()
-      .vocab_size(20)
-      .embedding_dim(16)
-      .num_layers(2)
-      .num_heads(4)
-      .num_kv_heads(2)
-      .hidden_dim(24)
-      .max_seq_len(32)
-      .rope_base(500.0);
 }
 
 std::vector<float> values(const torch::Tensor& t) {
@@ -108,7 +98,7 @@ std::vector<std::uint8_t> as_gguf(LlamaModel& model, const std::string& skip = "
 
 LlamaModel tiny_model() {
   torch::manual_seed(7);
-  LlamaModel model(tiny_options());
+  LlamaModel model(tiny_llama_options());
   torch::NoGradGuard no_grad;
   for (auto& p : model->parameters()) p.add_(torch::randn_like(p) * 0.1);  // norms off 1 too
   return model;
@@ -157,7 +147,7 @@ TEST_CASE("a_llama_written_as_gguf_loads_into_the_same_model", "[pretrained]") {
   g2c::pretrained::LoadReport report;
   auto loaded = g2c::pretrained::load_llama(file.path, &report);
   CHECK(report.tensors == 2 + 9 * 2);
-  CHECK(report.weight_bytes == tiny_options().num_parameters() * 4);
+  CHECK(report.weight_bytes == tiny_llama_options().num_parameters() * 4);
   const auto ids = torch::tensor({{3, 1, 4, 1, 5, 9, 2, 6}}, torch::kLong);
   torch::NoGradGuard no_grad;
   CHECK(max_abs_diff(loaded->forward(ids), model->forward(ids)) < 1e-5);

@@ -4,6 +4,7 @@
 
 #include "g2c/agent/parser.h"
 #include "g2c/tokenizer/utf8.h"
+#include "g2c/tools/schema.h"
 
 namespace g2c::agent {
 
@@ -39,7 +40,7 @@ ParsedStep parse_react_step(std::string_view text) {
   }
   if (!arguments.is_object()) {
     return stuck(fmt::format("Action Input must be a JSON object, got {}",
-                             arguments.is_array() ? "list" : arguments.type_name()));
+                             g2c::tools::python_type_name(arguments)));
   }
   return ParsedStep(thought, Action(tool, arguments), std::nullopt, std::nullopt);
 }

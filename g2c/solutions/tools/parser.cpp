@@ -1,6 +1,7 @@
 // Module 18, reference: every <tool_call>…</tool_call> block in order, each ending at the first
 // closing tag after it; malformed ones skipped.
 #include "g2c/tools/parser.h"
+#include "g2c/core/strip.h"
 
 namespace g2c::tools {
 
@@ -8,13 +9,6 @@ namespace {
 
 constexpr std::string_view kOpen = "<tool_call>";
 constexpr std::string_view kClose = "</tool_call>";
-
-std::string_view trim(std::string_view text) {
-  constexpr std::string_view kSpace = " \t\n\r\f\v";
-  const auto first = text.find_first_not_of(kSpace);
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
-}
 
 }  // namespace
 
@@ -26,7 +20,7 @@ std::vector<ToolCall> parse_tool_calls(std::string_view text) {
     const auto body_start = open + kOpen.size();
     const auto close = text.find(kClose, body_start);
     if (close == std::string_view::npos) break;  // an unfinished block is not a call
-    const auto body = trim(text.substr(body_start, close - body_start));
+    const auto body = g2c::strip(text.substr(body_start, close - body_start));
     open = close + kClose.size();
     const auto block = index++;
 

@@ -1,10 +1,11 @@
-// Text with characters taken off both ends: the shape gates and the list parser of module 16B.
+// Text with characters taken off both ends, as Python's str.strip: module 16B's shape gates and
+// list parser, module 18's tool-call parser, module 19's ReAct parser.
 #pragma once
 
 #include <string>
 #include <string_view>
 
-namespace g2c::synth {
+namespace g2c {
 
 inline constexpr std::string_view kWhitespace = " \t\n\r\f\v";
 
@@ -16,4 +17,4 @@ inline std::string strip(std::string_view text, std::string_view characters = kW
   return std::string(text.substr(first, last - first + 1));
 }
 
-}  // namespace g2c::synth
+}  // namespace g2c
