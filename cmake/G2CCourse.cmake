@@ -86,6 +86,7 @@ set(G2C_COURSE_FILES
   "19  agent      agent/parser"
   "19  agent      agent/planner"
   "19  agent      agent/memory"
+  "19  agent      agent/agent"
 )
 
 set(G2C_SOLUTIONS "" CACHE STRING

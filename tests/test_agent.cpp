@@ -1,12 +1,12 @@
 // Module 19 course tests: the agent (g2c/agent), one for one with the Python edition's
-// tests/test_agent.py — its records, parse_react_step, extract_plan and make_plan, the scratchpad
-// and the prompts so far (the agent's loop and the native agent follow) — then this edition's
-// additions. Each test is named "<Class>::<name>" (the Python method without "test_"). Suggested
-// order, as the Python file suggests it: parse_react_step (TestParseReactStep*), extract_plan
+// tests/test_agent.py — its records, parse_react_step, extract_plan and make_plan, the scratchpad,
+// the prompts, the ReAct agent and its policy, the native agent — then this edition's additions.
+// Each test is named "<Class>::<name>" (the Python method without "test_"). Suggested order, as
+// the Python file suggests it: parse_react_step (TestParseReactStep*), extract_plan
 // (TestExtractPlan*, TestMakePlan), Scratchpad::render (TestScratchpadRender,
-// TestScratchpadTruncation). Tests tagged [clean] pass on the scaffold. A scripted backend
-// (canned completions, every prompt kept) stands in for a model.
-#include <regex>
+// TestScratchpadTruncation), then Agent::decide_step (TestDecideStep, then TestAgentRun*,
+// TestIntegrationSmoke). Tests tagged [clean] pass on the scaffold. Scripted backends (canned
+// completions or chat replies, every call kept) stand in for a model.
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "g2c/agent/agent.h"
+#include "g2c/agent/native.h"
 #include "g2c/core/errors.h"
 #include "g2c/inference/backend.h"
 #include "g2c/tools/tools.h"
@@ -22,13 +23,18 @@
 
 using Catch::Matchers::Contains;
 using g2c::agent::Action;
+using g2c::agent::Agent;
 using g2c::agent::AgentError;
+using g2c::agent::AgentOptions;
 using g2c::agent::AgentRunResult;
 using g2c::agent::AgentStep;
 using g2c::agent::DEFAULT_AGENT_SYSTEM;
 using g2c::agent::DEFAULT_PLANNING_PROMPT;
 using g2c::agent::extract_plan;
 using g2c::agent::make_plan;
+using g2c::agent::NATIVE_DEFAULT_AGENT_SYSTEM;
+using g2c::agent::NativeAgent;
+using g2c::agent::NativeAgentOptions;
 using g2c::agent::Observation;
 using g2c::agent::parse_react_step;
 using g2c::agent::ParsedStep;
@@ -39,6 +45,9 @@ using g2c::agent::render_system_prompt;
 using g2c::agent::Scratchpad;
 using g2c::inference::Backend;
 using g2c::inference::BackendInfo;
+using g2c::inference::ChatBackend;
+using g2c::inference::ChatOptions;
+using g2c::inference::ChatResult;
 using g2c::inference::CompletionOptions;
 using g2c::inference::InferenceResult;
 using g2c::tools::Tool;
@@ -77,6 +86,96 @@ Tool echo_tool() {
                 return "echo: " + arguments.at("text").get<std::string>();
               });
 }
+
+/// A chat backend that answers chat_with_tools with canned replies in order (each the reply's text
+/// and its tool calls, a call id added where one is missing, as Ollama does) and keeps every call;
+/// complete() answers with a one-step plan.
+class FakeChatBackend : public ChatBackend {
+ public:
+  struct Reply {
+    std::string content;
+    std::vector<Json> tool_calls;  // {"name", "arguments"}
+  };
+  struct Call {
+    Json messages;
+    Json tools;
+    ChatOptions options;
+  };
+  explicit FakeChatBackend(std::vector<Reply> replies)
+      : replies_(std::move(replies)), info_("fake-chat", "fake-chat-model") {}
+  const BackendInfo& info() const override { return info_; }
+  InferenceResult complete(const std::string& prompt, const CompletionOptions&) override {
+    return InferenceResult(prompt, "Goal: do the thing.\n1. step one", 1, 1, 1.0, info_);
+  }
+  ChatResult chat_with_tools(const Json& messages, const Json& tools,
+                             const ChatOptions& options) override {
+    if (next_ >= replies_.size()) {
+      throw std::logic_error("FakeChatBackend exhausted: last messages were " + messages.dump());
+    }
+    calls.push_back({messages, tools, options});
+    const auto& reply = replies_[next_++];
+    auto tool_calls = Json::array();
+    for (std::size_t i = 0; i < reply.tool_calls.size(); ++i) {
+      const auto& raw = reply.tool_calls[i];
+      tool_calls.push_back(
+          {{"name", raw.at("name")},
+           {"arguments", raw.value("arguments", Json::object())},
+           {"call_id", raw.value("call_id", "call_" + std::to_string(i) + "_fake")}});
+    }
+    return ChatResult(messages, reply.content, tool_calls, 1, reply.content.empty() ? 0 : 1, 1.0,
+                      info_);
+  }
+  std::vector<Call> calls;
+
+ private:
+  std::vector<Reply> replies_;
+  std::size_t next_ = 0;
+  BackendInfo info_;
+};
+
+Tool broken_tool() {
+  return Tool(
+      "broken", "Always raises ValueError.",
+      {{"type", "object"},
+       {"properties", {{"x", {{"type", "string"}, {"description", "ignored"}}}}},
+       {"required", {"x"}}},
+      [](const Json& arguments) -> Json {
+        throw g2c::ValueError("intentional failure: " + arguments.at("x").get<std::string>());
+      });
+}
+
+using Replies = std::vector<FakeChatBackend::Reply>;
+
+ToolRegistry calculator_registry() {
+  return ToolRegistry({g2c::tools::make_calculator()});
+}
+
+Json calculator_call(const std::string& expression) {
+  return {{"name", "calculator"}, {"arguments", {{"expression", expression}}}};
+}
+
+NativeAgentOptions native_options(const AgentOptions& agent) {
+  NativeAgentOptions options;
+  static_cast<AgentOptions&>(options) = agent;
+  return options;
+}
+
+/// The Python tests' _policy_agent: an agent with the calculator, for decide_step alone (the
+/// backend is never called).
+Agent policy_agent(FakeBackend& backend, AgentOptions options = {}) {
+  options.plan = false;
+  return Agent(backend, calculator_registry(), options);
+}
+
+/// The Python tests' _inf: a minimal InferenceResult for driving decide_step.
+InferenceResult inference_of(const std::string& completion = "") {
+  return InferenceResult("prompt", completion, 1, 1, 1.0, BackendInfo("fake", "fake-model"));
+}
+
+template <typename Message>
+constexpr bool runs = requires(const Agent& agent, Message message) {
+  agent.run(message);
+};
 
 /// The Python tests' _make_step: an AgentStep with a minimal InferenceResult.
 struct StepFields {
@@ -591,7 +690,10 @@ TEST_CASE("TestScratchpadRender::step_without_thought_omits_thought_line") {
                        .action = Action("echo", {{"text", "x"}}),
                        .observation = Observation("echo: x")}));
   const auto out = sp.render();
-  CHECK_FALSE(std::regex_search(out, std::regex("(^|\n)Thought:[ \t]*(\n|$)")));
+  std::istringstream lines(out);
+  for (std::string line; std::getline(lines, line);) {
+    CHECK_FALSE(g2c::agent::strip_whitespace(line) == "Thought:");  // no empty Thought line
+  }
   CHECK(out.starts_with("Action: echo"));
 }
 
@@ -688,4 +790,723 @@ TEST_CASE("TestModuleConstants::default_agent_system_is_a_string", "[clean]") {
 
 TEST_CASE("TestModuleConstants::default_planning_prompt_is_a_string", "[clean]") {
   CHECK(DEFAULT_PLANNING_PROMPT.find("Goal:") != std::string_view::npos);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The agent — construction and the driver provided, the policy (Agent::decide_step) yours.
+
+TEST_CASE("TestAgentConstruction::basic_construction", "[clean]") {
+  FakeBackend backend({});
+  const ToolRegistry registry;
+  const Agent agent(backend, registry, {.plan = false});
+  CHECK(&agent.backend() == &backend);
+  CHECK(agent.registry().names() == registry.names());
+  CHECK(agent.max_steps() == 8);
+}
+
+TEST_CASE("TestAgentConstruction::rejects_non_backend", "[clean]") {
+  // Something that is not a Backend does not compile.
+  STATIC_REQUIRE_FALSE(std::is_constructible_v<Agent, std::string, ToolRegistry, AgentOptions>);
+  STATIC_REQUIRE(std::is_constructible_v<Agent, FakeBackend&, ToolRegistry, AgentOptions>);
+}
+
+TEST_CASE("TestAgentConstruction::rejects_non_registry", "[clean]") {
+  STATIC_REQUIRE_FALSE(std::is_constructible_v<Agent, FakeBackend&, std::string, AgentOptions>);
+}
+
+TEST_CASE("TestAgentConstruction::rejects_zero_max_steps", "[clean]") {
+  FakeBackend backend({});
+  CHECK_THROWS_MATCHES(Agent(backend, ToolRegistry(), {.max_steps = 0, .plan = false}), AgentError,
+                       MessageContains("max_steps must be > 0, got 0"));
+}
+
+TEST_CASE("TestAgentConstruction::rejects_negative_max_steps", "[clean]") {
+  FakeBackend backend({});
+  CHECK_THROWS_AS(Agent(backend, ToolRegistry(), {.max_steps = -1, .plan = false}), AgentError);
+}
+
+TEST_CASE("TestAgentConstruction::rejects_zero_scratchpad_max_chars", "[clean]") {
+  FakeBackend backend({});
+  CHECK_THROWS_MATCHES(Agent(backend, ToolRegistry(), {.plan = false, .scratchpad_max_chars = 0}),
+                       AgentError, MessageContains("scratchpad_max_chars"));
+}
+
+TEST_CASE("TestAgentConstruction::repr", "[clean]") {
+  FakeBackend backend({});
+  std::ostringstream text;
+  text << Agent(backend, ToolRegistry({echo_tool()}), {.plan = false});
+  CHECK(text.str() == "Agent(backend=fake, tools=['echo'], max_steps=8)");
+}
+
+TEST_CASE("TestAgentRun::one_shot_final_answer") {
+  FakeBackend backend({"Final Answer: 42"});
+  const auto result =
+      Agent(backend, ToolRegistry(), {.max_steps = 3, .plan = false}).run("What is the meaning?");
+  CHECK(result.final_answer == "42");
+  CHECK(result.stopped_reason == "final_answer");
+  REQUIRE(result.steps.size() == 1);
+  CHECK(result.steps[0].final_answer == "42");
+  CHECK_FALSE(result.steps[0].action.has_value());
+}
+
+TEST_CASE("TestAgentRun::returns_agent_run_result") {
+  FakeBackend backend({"Final Answer: x"});
+  const Agent agent(backend, ToolRegistry(), {.plan = false});
+  STATIC_REQUIRE(std::is_same_v<decltype(agent.run("anything")), AgentRunResult>);
+  CHECK(agent.run("anything").final_answer == "x");
+}
+
+TEST_CASE("TestAgentRun::user_message_recorded") {
+  FakeBackend backend({"Final Answer: x"});
+  const auto result = Agent(backend, ToolRegistry(), {.plan = false}).run("the original question");
+  CHECK(result.user_message == "the original question");
+}
+
+TEST_CASE("TestAgentRun::rejects_empty_user_message", "[clean]") {
+  FakeBackend backend({});
+  const Agent agent(backend, ToolRegistry(), {.plan = false});
+  CHECK_THROWS_MATCHES(agent.run(""), g2c::ValueError, MessageContains("non-empty"));
+  CHECK(backend.prompts.empty());
+}
+
+TEST_CASE("TestAgentRun::rejects_non_string_user_message", "[clean]") {
+  // The Python edition's ValueError for a non-string is a compile error here.
+  STATIC_REQUIRE_FALSE(runs<int>);
+  STATIC_REQUIRE_FALSE(runs<std::nullptr_t>);
+  STATIC_REQUIRE(runs<std::string>);
+}
+
+TEST_CASE("TestAgentRun::metadata_populated") {
+  FakeBackend backend({"Final Answer: ok"});
+  const auto result = Agent(backend, ToolRegistry({echo_tool()}), {.plan = false}).run("hi");
+  CHECK(result.metadata["n_steps"].get<int>() >= 1);
+  CHECK(result.metadata["backend_name"] == "fake");
+  CHECK(result.metadata["backend_model_id"] == "fake-model");
+  CHECK(result.metadata["tools_available"] == Json::array({"echo"}));
+  CHECK(result.metadata["had_plan"] == false);
+}
+
+TEST_CASE("TestAgentRun::two_step_action_then_final") {
+  FakeBackend backend({"Thought: use echo\nAction: echo\nAction Input: {\"text\": \"hi\"}",
+                       "Thought: done\nFinal Answer: echo: hi"});
+  const auto result =
+      Agent(backend, ToolRegistry({echo_tool()}), {.max_steps = 4, .plan = false}).run("echo hi");
+  CHECK(result.final_answer == "echo: hi");
+  CHECK(result.stopped_reason == "final_answer");
+  REQUIRE(result.steps.size() == 2);
+  REQUIRE(result.steps[0].action.has_value());
+  CHECK(result.steps[0].action->tool() == "echo");
+  REQUIRE(result.steps[0].observation.has_value());
+  CHECK(result.steps[0].observation->output() == "echo: hi");
+  CHECK_FALSE(result.steps[0].observation->is_error());
+  CHECK(result.steps[1].final_answer == "echo: hi");
+}
+
+TEST_CASE("TestAgentRun::n_tool_calls_in_metadata") {
+  FakeBackend backend({"Thought: a\nAction: echo\nAction Input: {\"text\": \"1\"}",
+                       "Thought: b\nAction: echo\nAction Input: {\"text\": \"2\"}",
+                       "Final Answer: done"});
+  const auto result =
+      Agent(backend, ToolRegistry({echo_tool()}), {.max_steps = 5, .plan = false}).run("x");
+  CHECK(result.metadata["n_tool_calls"] == 2);
+}
+
+TEST_CASE("TestAgentRun::scratchpad_grows_into_prompt") {
+  FakeBackend backend({"Action: echo\nAction Input: {\"text\": \"first\"}", "Final Answer: done"});
+  Agent(backend, ToolRegistry({echo_tool()}), {.max_steps = 4, .plan = false}).run("test");
+  REQUIRE(backend.prompts.size() == 2);
+  INFO("A step that acted is remembered: the next prompt shows its observation.");
+  CHECK_THAT(backend.prompts[1], Contains("echo: first"));
+}
+
+TEST_CASE("TestAgentRun::prompt_ends_with_thought_marker") {
+  FakeBackend backend({"Final Answer: x"});
+  Agent(backend, ToolRegistry(), {.plan = false}).run("q");
+  REQUIRE(backend.prompts.size() == 1);
+  CHECK(g2c::agent::strip_whitespace(backend.prompts[0]).ends_with("Thought:"));
+}
+
+TEST_CASE("TestAgentRunStopConditions::max_steps_when_no_final_answer") {
+  FakeBackend backend({"Action: echo\nAction Input: {\"text\": \"1\"}",
+                       "Action: echo\nAction Input: {\"text\": \"2\"}"});
+  const auto result = Agent(backend, ToolRegistry({echo_tool()}),
+                            {.max_steps = 2, .plan = false, .loop_detection = false})
+                          .run("x");
+  CHECK_FALSE(result.final_answer.has_value());
+  CHECK(result.stopped_reason == "max_steps");
+  CHECK(result.steps.size() == 2);
+}
+
+TEST_CASE("TestAgentRunStopConditions::loop_detection_stops_on_duplicate_action") {
+  FakeBackend backend({"Action: echo\nAction Input: {\"text\": \"same\"}",
+                       "Action: echo\nAction Input: {\"text\": \"same\"}"});
+  const auto result = Agent(backend, ToolRegistry({echo_tool()}),
+                            {.max_steps = 10, .plan = false, .loop_detection = true})
+                          .run("x");
+  INFO("The same action with the same arguments twice in a row ends the run.");
+  CHECK(result.stopped_reason == "duplicate_action");
+  CHECK(result.steps.size() == 2);
+}
+
+TEST_CASE("TestAgentRunStopConditions::loop_detection_off_allows_repeats") {
+  FakeBackend backend({"Action: echo\nAction Input: {\"text\": \"same\"}",
+                       "Action: echo\nAction Input: {\"text\": \"same\"}", "Final Answer: ok"});
+  const auto result = Agent(backend, ToolRegistry({echo_tool()}),
+                            {.max_steps = 5, .plan = false, .loop_detection = false})
+                          .run("x");
+  CHECK(result.final_answer == "ok");
+  CHECK(result.stopped_reason == "final_answer");
+}
+
+TEST_CASE("TestAgentRunStopConditions::loop_detection_distinguishes_different_args") {
+  FakeBackend backend({"Action: echo\nAction Input: {\"text\": \"a\"}",
+                       "Action: echo\nAction Input: {\"text\": \"b\"}", "Final Answer: ok"});
+  const auto result = Agent(backend, ToolRegistry({echo_tool()}),
+                            {.max_steps = 5, .plan = false, .loop_detection = true})
+                          .run("x");
+  INFO(
+      "Loop detection compares the tool and its arguments: the same tool with new arguments is "
+      "progress.");
+  CHECK(result.stopped_reason == "final_answer");
+}
+
+TEST_CASE("TestAgentRunStopConditions::halt_on_stuck") {
+  FakeBackend backend({"I have no idea."});
+  const auto result =
+      Agent(backend, ToolRegistry(), {.max_steps = 5, .plan = false, .halt_on_stuck = true})
+          .run("x");
+  CHECK(result.stopped_reason == "no_progress");
+  CHECK_FALSE(result.final_answer.has_value());
+  REQUIRE(result.steps.size() == 1);
+  CHECK(result.steps[0].parse_error.has_value());
+}
+
+TEST_CASE("TestAgentRunStopConditions::default_does_not_halt_on_stuck") {
+  FakeBackend backend({"I have no idea.", "Final Answer: figured it out"});
+  const auto result =
+      Agent(backend, ToolRegistry(), {.max_steps = 5, .plan = false, .halt_on_stuck = false})
+          .run("x");
+  CHECK(result.final_answer == "figured it out");
+  CHECK(result.stopped_reason == "final_answer");
+  REQUIRE(result.steps.size() == 2);
+  CHECK(result.steps[0].parse_error.has_value());
+}
+
+TEST_CASE("TestAgentRunErrorRecovery::unknown_tool_surfaces_as_observation_error") {
+  FakeBackend backend(
+      {"Action: nonexistent\nAction Input: {\"x\": \"y\"}", "Final Answer: gave up"});
+  const auto result =
+      Agent(backend, ToolRegistry({echo_tool()}), {.max_steps = 5, .plan = false}).run("x");
+  REQUIRE(result.steps.at(0).observation.has_value());
+  CHECK(result.steps[0].observation->is_error());
+  REQUIRE(backend.prompts.size() == 2);
+  CHECK_THAT(backend.prompts[1], Contains("nonexistent"));
+}
+
+TEST_CASE("TestAgentRunErrorRecovery::tool_runtime_exception_surfaces") {
+  FakeBackend backend({"Action: broken\nAction Input: {\"x\": \"y\"}", "Final Answer: oh well"});
+  const auto result =
+      Agent(backend, ToolRegistry({broken_tool()}), {.max_steps = 5, .plan = false}).run("x");
+  REQUIRE(result.steps.at(0).observation.has_value());
+  CHECK(result.steps[0].observation->is_error());
+  CHECK_THAT(result.steps[0].observation->output(), Contains("intentional failure"));
+}
+
+TEST_CASE("TestAgentRunErrorRecovery::bad_args_surfaces_as_error") {
+  FakeBackend backend(
+      {"Action: echo\nAction Input: {\"wrong_key\": \"x\"}", "Final Answer: gave up"});
+  const auto result =
+      Agent(backend, ToolRegistry({echo_tool()}), {.max_steps = 5, .plan = false}).run("x");
+  REQUIRE(result.steps.at(0).observation.has_value());
+  CHECK(result.steps[0].observation->is_error());
+}
+
+TEST_CASE("TestAgentRunErrorRecovery::loop_continues_after_tool_error") {
+  FakeBackend backend({"Action: nonexistent\nAction Input: {\"x\": \"y\"}",
+                       "Action: echo\nAction Input: {\"text\": \"now I get it\"}",
+                       "Final Answer: now I get it"});
+  const auto result =
+      Agent(backend, ToolRegistry({echo_tool()}), {.max_steps = 5, .plan = false}).run("x");
+  INFO("A failed tool call is an observation, not the end of the run.");
+  CHECK(result.final_answer == "now I get it");
+  CHECK(result.steps.size() == 3);
+}
+
+TEST_CASE("TestAgentRunErrorRecovery::error_observation_marked_in_subsequent_prompt") {
+  FakeBackend backend({"Action: nonexistent\nAction Input: {\"x\": \"y\"}", "Final Answer: ok"});
+  Agent(backend, ToolRegistry({echo_tool()}), {.max_steps = 5, .plan = false}).run("x");
+  REQUIRE(backend.prompts.size() == 2);
+  CHECK_THAT(backend.prompts[1], Contains("[error]"));
+}
+
+TEST_CASE("TestAgentRunErrorRecovery::parse_error_step_does_not_crash") {
+  FakeBackend backend({"Action: echo", "Final Answer: recovered"});
+  const auto result =
+      Agent(backend, ToolRegistry({echo_tool()}), {.max_steps = 5, .plan = false}).run("x");
+  CHECK(result.final_answer == "recovered");
+  CHECK(result.steps.at(0).parse_error.has_value());
+}
+
+TEST_CASE("TestAgentRunPlanning::plan_called_when_enabled") {
+  FakeBackend backend({"Goal: solve\n1. think\n2. answer", "Final Answer: done"});
+  const auto result = Agent(backend, ToolRegistry(), {.max_steps = 3, .plan = true}).run("a task");
+  REQUIRE(result.plan.has_value());
+  CHECK(result.plan->goal() == "solve");
+  CHECK(result.plan->steps() == std::vector<std::string>{"think", "answer"});
+  CHECK(result.metadata["had_plan"] == true);
+}
+
+TEST_CASE("TestAgentRunPlanning::plan_skipped_when_disabled") {
+  FakeBackend backend({"Final Answer: ok"});
+  const auto result = Agent(backend, ToolRegistry(), {.max_steps = 3, .plan = false}).run("a task");
+  CHECK_FALSE(result.plan.has_value());
+  CHECK(backend.prompts.size() == 1);  // the loop's call only, no planning call
+  CHECK(result.metadata["had_plan"] == false);
+}
+
+TEST_CASE("TestAgentRunPlanning::plan_unparseable_falls_through_gracefully") {
+  FakeBackend backend({"no structured plan here", "Final Answer: still worked"});
+  const auto result = Agent(backend, ToolRegistry(), {.max_steps = 3, .plan = true}).run("a task");
+  CHECK_FALSE(result.plan.has_value());
+  CHECK(result.final_answer == "still worked");
+}
+
+TEST_CASE("TestAgentRunPlanning::plan_appears_in_main_prompt") {
+  FakeBackend backend({"Goal: do x\n1. do x first", "Final Answer: done"});
+  Agent(backend, ToolRegistry(), {.max_steps = 3, .plan = true}).run("a task");
+  REQUIRE(backend.prompts.size() == 2);
+  CHECK_THAT(backend.prompts[1], Contains("Plan:") && Contains("do x first"));
+}
+
+// Agent::decide_step alone: feed it a ParsedStep, read the StepOutcome.
+
+TEST_CASE("TestDecideStep::final_answer_stops_and_is_not_remembered") {
+  FakeBackend backend({});
+  const auto agent = policy_agent(backend);
+  const ParsedStep parsed("done", std::nullopt, "42", std::nullopt);
+  const auto outcome = agent.decide_step(parsed, inference_of("Final Answer: 42"), {});
+  CHECK(outcome.stop_reason == "final_answer");
+  INFO("Nothing reads the scratchpad after the last step: a final answer is not remembered.");
+  CHECK_FALSE(outcome.remember);
+  CHECK(outcome.step.final_answer == "42");
+  CHECK_FALSE(outcome.step.action.has_value());
+}
+
+TEST_CASE("TestDecideStep::action_dispatches_observes_and_continues") {
+  FakeBackend backend({});
+  const auto agent = policy_agent(backend);
+  const Action action("calculator", {{"expression", "2 + 2"}});
+  const auto outcome = agent.decide_step(ParsedStep("compute", action, std::nullopt, std::nullopt),
+                                         inference_of(), {});
+  CHECK_FALSE(outcome.stop_reason.has_value());
+  CHECK(outcome.remember);
+  CHECK(outcome.step.action == action);
+  REQUIRE(outcome.step.observation.has_value());
+  CHECK_FALSE(outcome.step.observation->is_error());
+  CHECK_THAT(outcome.step.observation->output(), Contains("4"));
+}
+
+TEST_CASE("TestDecideStep::repeat_action_with_loop_detection_stops") {
+  FakeBackend backend({});
+  const auto agent = policy_agent(backend, {.loop_detection = true});
+  const Action action("calculator", {{"expression", "1 + 1"}});
+  const auto prior = make_step({.action = action, .observation = Observation("2")});
+  const auto outcome = agent.decide_step(ParsedStep("again", action, std::nullopt, std::nullopt),
+                                         inference_of(), {prior});
+  CHECK(outcome.stop_reason == "duplicate_action");
+  CHECK(outcome.remember);  // the repeat is still recorded
+}
+
+TEST_CASE("TestDecideStep::repeat_action_without_loop_detection_continues") {
+  FakeBackend backend({});
+  const auto agent = policy_agent(backend, {.loop_detection = false});
+  const Action action("calculator", {{"expression", "1 + 1"}});
+  const auto prior = make_step({.action = action, .observation = Observation("2")});
+  const auto outcome = agent.decide_step(ParsedStep("again", action, std::nullopt, std::nullopt),
+                                         inference_of(), {prior});
+  CHECK_FALSE(outcome.stop_reason.has_value());
+}
+
+TEST_CASE("TestDecideStep::loop_detection_scans_past_stuck_step") {
+  FakeBackend backend({});
+  const auto agent = policy_agent(backend, {.loop_detection = true});
+  const Action action("calculator", {{"expression", "1 + 1"}});
+  const auto a_step = make_step({.action = action, .observation = Observation("2")});
+  const auto stuck_step = make_step({.parse_error = "no parse"});
+  const auto outcome = agent.decide_step(ParsedStep("again", action, std::nullopt, std::nullopt),
+                                         inference_of(), {a_step, stuck_step});
+  INFO(
+      "A, stuck, A is still a repeat: compare with the last step that acted "
+      "(previous_action_key), not with the last step.");
+  CHECK(outcome.stop_reason == "duplicate_action");
+}
+
+TEST_CASE("TestDecideStep::stuck_with_halt_stops_and_is_not_remembered") {
+  FakeBackend backend({});
+  const auto agent = policy_agent(backend, {.halt_on_stuck = true});
+  const auto outcome =
+      agent.decide_step(ParsedStep("", std::nullopt, std::nullopt, "bad json"), inference_of(), {});
+  CHECK(outcome.stop_reason == "no_progress");
+  CHECK_FALSE(outcome.remember);
+  CHECK(outcome.step.parse_error == "bad json");
+}
+
+TEST_CASE("TestDecideStep::stuck_without_halt_continues_and_remembers") {
+  FakeBackend backend({});
+  const auto agent = policy_agent(backend, {.halt_on_stuck = false});
+  const auto outcome =
+      agent.decide_step(ParsedStep("", std::nullopt, std::nullopt, "bad json"), inference_of(), {});
+  CHECK_FALSE(outcome.stop_reason.has_value());
+  INFO("Without halt_on_stuck the parse error goes back to the model: remember the step.");
+  CHECK(outcome.remember);
+}
+
+TEST_CASE("TestDecideStep::stuck_falls_back_to_no_parse_label") {
+  FakeBackend backend({});
+  const auto agent = policy_agent(backend, {.halt_on_stuck = true});
+  const auto outcome = agent.decide_step(ParsedStep("", std::nullopt, std::nullopt, std::nullopt),
+                                         inference_of(), {});
+  CHECK(outcome.step.parse_error == "no parse");
+}
+
+TEST_CASE("TestDecideStep::unknown_tool_observation_is_error_and_augmented") {
+  FakeBackend backend({});
+  const auto agent = policy_agent(backend);
+  const auto outcome = agent.decide_step(
+      ParsedStep("try", Action("nonexistent", Json::object()), std::nullopt, std::nullopt),
+      inference_of(), {});
+  REQUIRE(outcome.step.observation.has_value());
+  CHECK(outcome.step.observation->is_error());
+  CHECK_THAT(outcome.step.observation->output(), Contains("calculator"));
+  CHECK_FALSE(outcome.stop_reason.has_value());
+}
+
+TEST_CASE("TestDecideStep::policy_does_not_mutate_the_steps_list") {
+  FakeBackend backend({});
+  const auto agent = policy_agent(backend);
+  const std::vector<AgentStep> steps;
+  agent.decide_step(ParsedStep("done", std::nullopt, "x", std::nullopt), inference_of(), steps);
+  CHECK(steps.empty());
+  // decide_step takes the steps by const reference: the driver records, the policy decides.
+  STATIC_REQUIRE(
+      std::is_same_v<decltype(&Agent::decide_step),
+                     g2c::agent::StepOutcome (Agent::*)(const ParsedStep&, const InferenceResult&,
+                                                        const std::vector<AgentStep>&) const>);
+}
+
+TEST_CASE("TestIntegrationSmoke::calculator_through_agent") {
+  FakeBackend backend(
+      {"Thought: I need to compute it.\nAction: calculator\n"
+       "Action Input: {\"expression\": \"21 * 2\"}",
+       "Thought: I have the answer.\nFinal Answer: The result is 42."});
+  const auto result =
+      Agent(backend, ToolRegistry({g2c::tools::make_calculator()}), {.max_steps = 3, .plan = false})
+          .run("What is 21 times 2?");
+  CHECK(result.final_answer == "The result is 42.");
+  REQUIRE(result.steps.size() == 2);
+  REQUIRE(result.steps[0].action.has_value());
+  CHECK(result.steps[0].action->tool() == "calculator");
+  REQUIRE(result.steps[0].observation.has_value());
+  CHECK_FALSE(result.steps[0].observation->is_error());
+  CHECK(result.steps[0].observation->output() == "42");
+}
+
+TEST_CASE("TestIntegrationSmoke::calculator_recovers_from_bad_expression") {
+  FakeBackend backend({"Action: calculator\nAction Input: {\"expression\": \"abc\"}",
+                       "Action: calculator\nAction Input: {\"expression\": \"1+1\"}",
+                       "Final Answer: 2"});
+  const auto result =
+      Agent(backend, ToolRegistry({g2c::tools::make_calculator()}), {.max_steps = 5, .plan = false})
+          .run("compute 1+1");
+  CHECK(result.final_answer == "2");
+  REQUIRE(result.steps.size() == 3);
+  REQUIRE(result.steps[0].observation.has_value());
+  CHECK(result.steps[0].observation->is_error());
+  REQUIRE(result.steps[1].observation.has_value());
+  CHECK_FALSE(result.steps[1].observation->is_error());
+  CHECK(result.steps[1].observation->output() == "2");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The native agent — provided. Tests that run the calculator also need module 18's
+// validate_arguments and calculator_evaluate.
+
+TEST_CASE("TestNativeAgentConstruction::rejects_backend_without_chat_with_tools", "[clean]") {
+  FakeBackend backend({"irrelevant"});
+  CHECK_THROWS_MATCHES(NativeAgent(backend, ToolRegistry({g2c::tools::make_calculator()})),
+                       AgentError, MessageContains("chat_with_tools"));
+}
+
+TEST_CASE("TestNativeAgentConstruction::accepts_chat_capable_backend", "[clean]") {
+  FakeChatBackend backend(Replies{});
+  const NativeAgent agent(backend, ToolRegistry({g2c::tools::make_calculator()}),
+                          native_options({.plan = false}));
+  CHECK(&agent.backend() == &backend);
+  std::ostringstream text;
+  text << agent;
+  CHECK(text.str() == "NativeAgent(backend=fake-chat, tools=['calculator'], max_steps=8)");
+}
+
+TEST_CASE("TestNativeAgentConstruction::rejects_bad_max_steps", "[clean]") {
+  FakeChatBackend backend(Replies{});
+  CHECK_THROWS_AS(
+      NativeAgent(backend, ToolRegistry(), native_options({.max_steps = 0, .plan = false})),
+      AgentError);
+}
+
+TEST_CASE("TestNativeAgentRun::dispatches_a_tool_call") {
+  FakeChatBackend backend(Replies{{"", {calculator_call("12 * 9")}}, {"12 * 9 is 108.", {}}});
+  auto options = native_options({.max_steps = 5, .plan = false});
+  options.sampling.temperature = 0.0;
+  const auto result = NativeAgent(backend, calculator_registry(), options).run("what is 12*9?");
+  CHECK(result.stopped_reason == "final_answer");
+  CHECK(result.final_answer == "12 * 9 is 108.");
+  REQUIRE(result.steps.size() == 2);
+  REQUIRE(result.steps[0].action.has_value());
+  CHECK(result.steps[0].action->tool() == "calculator");
+  REQUIRE(result.steps[0].observation.has_value());
+  CHECK(result.steps[0].observation->output() == "108");
+  CHECK_FALSE(result.steps[0].observation->is_error());
+  CHECK(backend.calls[0].options.temperature == 0.0);
+}
+
+TEST_CASE("TestNativeAgentRun::final_answer_from_content_when_no_tool_calls", "[clean]") {
+  FakeChatBackend backend(Replies{{"the answer is 42", {}}});
+  const auto result =
+      NativeAgent(backend, calculator_registry(), native_options({.max_steps = 4, .plan = false}))
+          .run("x");
+  CHECK(result.final_answer == "the answer is 42");
+  CHECK(result.stopped_reason == "final_answer");
+  REQUIRE(result.steps.size() == 1);
+  CHECK_FALSE(result.steps[0].action.has_value());
+}
+
+TEST_CASE("TestNativeAgentRun::thought_carried_from_chat_content") {
+  FakeChatBackend backend(
+      Replies{{"I should compute this.", {calculator_call("1+1")}}, {"done", {}}});
+  const auto result =
+      NativeAgent(backend, calculator_registry(), native_options({.max_steps = 4, .plan = false}))
+          .run("compute 1+1");
+  CHECK(result.steps.at(0).thought == "I should compute this.");
+}
+
+TEST_CASE("TestNativeAgentRun::loop_detection_stops_on_duplicate_action") {
+  FakeChatBackend backend(Replies{{"", {calculator_call("2+2")}}, {"", {calculator_call("2+2")}}});
+  const auto result =
+      NativeAgent(backend, calculator_registry(), native_options({.max_steps = 5, .plan = false}))
+          .run("x");
+  CHECK(result.stopped_reason == "duplicate_action");
+  CHECK(result.steps.size() == 2);
+}
+
+TEST_CASE("TestNativeAgentRun::max_steps_hit") {
+  std::vector<FakeChatBackend::Reply> replies;
+  for (int i = 0; i < 10; ++i) replies.push_back({"", {calculator_call(std::to_string(i))}});
+  FakeChatBackend backend(replies);
+  const auto result =
+      NativeAgent(backend, calculator_registry(),
+                  native_options({.max_steps = 3, .plan = false, .loop_detection = false}))
+          .run("x");
+  CHECK(result.stopped_reason == "max_steps");
+  CHECK_FALSE(result.final_answer.has_value());
+  CHECK(result.steps.size() == 3);
+}
+
+TEST_CASE("TestNativeAgentRun::empty_response_stuck_step", "[clean]") {
+  FakeChatBackend backend(Replies{{"", {}}, {"recovered", {}}});
+  const auto result =
+      NativeAgent(backend, calculator_registry(),
+                  native_options({.max_steps = 4, .plan = false, .halt_on_stuck = false}))
+          .run("x");
+  CHECK(result.stopped_reason == "final_answer");
+  CHECK(result.final_answer == "recovered");
+  REQUIRE(result.steps.size() == 2);
+  CHECK(result.steps[0].parse_error.has_value());
+  CHECK_FALSE(result.steps[0].action.has_value());
+  CHECK_FALSE(result.steps[0].final_answer.has_value());
+}
+
+TEST_CASE("TestNativeAgentRun::halt_on_stuck", "[clean]") {
+  FakeChatBackend backend(Replies{{"", {}}});
+  const auto result =
+      NativeAgent(backend, calculator_registry(),
+                  native_options({.max_steps = 4, .plan = false, .halt_on_stuck = true}))
+          .run("x");
+  CHECK(result.stopped_reason == "no_progress");
+  CHECK(result.steps.size() == 1);
+}
+
+TEST_CASE("TestNativeAgentRun::messages_grow_with_history") {
+  FakeChatBackend backend(Replies{{"", {calculator_call("1+1")}}, {"ok done", {}}});
+  NativeAgent(backend, calculator_registry(), native_options({.max_steps = 4, .plan = false}))
+      .run("hi");
+  REQUIRE(backend.calls.size() == 2);
+  const auto& turn1 = backend.calls[0].messages;
+  REQUIRE(turn1.size() == 2);
+  CHECK(turn1[0]["role"] == "system");
+  CHECK(turn1[1]["role"] == "user");
+  const auto& turn2 = backend.calls[1].messages;
+  std::vector<std::string> roles;
+  for (const auto& message : turn2) roles.push_back(message["role"]);
+  CHECK(roles == std::vector<std::string>{"system", "user", "assistant", "tool"});
+  CHECK(turn2[2]["tool_calls"][0]["function"]["name"] == "calculator");
+  CHECK(turn2[3]["name"] == "calculator");
+  CHECK(turn2[3]["content"] == "2");
+}
+
+TEST_CASE("TestNativeAgentRun::tools_passed_as_ollama_specs", "[clean]") {
+  FakeChatBackend backend(Replies{{"hi", {}}});
+  NativeAgent(backend, calculator_registry(), native_options({.plan = false})).run("x");
+  const auto& specs = backend.calls.at(0).tools;
+  REQUIRE((specs.is_array() && specs.size() == 1));
+  CHECK(specs[0]["type"] == "function");
+  CHECK(specs[0]["function"]["name"] == "calculator");
+}
+
+TEST_CASE("TestNativeAgentRun::think_param_forwarded", "[clean]") {
+  FakeChatBackend backend(Replies{{"hi", {}}});
+  auto options = native_options({.plan = false});
+  options.think = false;
+  NativeAgent(backend, calculator_registry(), options).run("x");
+  CHECK(backend.calls.at(0).options.think == false);
+}
+
+TEST_CASE("TestNativeAgentRun::think_default_none", "[clean]") {
+  FakeChatBackend backend(Replies{{"hi", {}}});
+  NativeAgent(backend, calculator_registry(), native_options({.plan = false})).run("x");
+  CHECK_FALSE(backend.calls.at(0).options.think.has_value());
+}
+
+TEST_CASE("TestNativeAgentRun::metadata_includes_channel_native", "[clean]") {
+  FakeChatBackend backend(Replies{{"done", {}}});
+  const auto result =
+      NativeAgent(backend, calculator_registry(), native_options({.plan = false})).run("x");
+  CHECK(result.metadata["channel"] == "native");
+  CHECK(result.metadata.contains("n_tool_calls"));
+  CHECK(result.metadata.contains("backend_name"));
+}
+
+TEST_CASE("TestNativeAgentRun::recovers_from_validation_error") {
+  FakeChatBackend backend(
+      Replies{{"", {{{"name", "calculator"}, {"arguments", {{"expr", "1+1"}}}}}},
+              {"", {calculator_call("1+1")}},
+              {"the answer is 2", {}}});
+  const auto result =
+      NativeAgent(backend, calculator_registry(), native_options({.max_steps = 5, .plan = false}))
+          .run("compute 1+1");
+  CHECK(result.final_answer == "the answer is 2");
+  REQUIRE(result.steps.size() == 3);
+  CHECK(result.steps[0].observation->is_error());
+  CHECK_FALSE(result.steps[1].observation->is_error());
+  CHECK(result.steps[1].observation->output() == "2");
+}
+
+TEST_CASE("TestNativeAgentRun::default_system_used_when_not_overridden", "[clean]") {
+  FakeChatBackend backend(Replies{{"hi", {}}});
+  NativeAgent(backend, calculator_registry(), native_options({.plan = false})).run("x");
+  const std::string system = backend.calls.at(0).messages[0]["content"];
+  CHECK_THAT(system, Contains(std::string(NATIVE_DEFAULT_AGENT_SYSTEM)));
+  // Not the ReAct prompt: its markers would pull the model toward writing calls as text.
+  CHECK_THAT(system, !Contains("Thought:") && !Contains("Action Input:"));
+}
+
+TEST_CASE("TestNativeAgentRun::custom_system_override", "[clean]") {
+  FakeChatBackend backend(Replies{{"ok", {}}});
+  auto options = native_options({.plan = false});
+  options.system = "CUSTOM SYSTEM";
+  NativeAgent(backend, ToolRegistry(), options).run("x");
+  CHECK(backend.calls.at(0).messages[0]["content"].get<std::string>().starts_with("CUSTOM SYSTEM"));
+}
+
+TEST_CASE("TestNativeAgentRun::rescues_tool_call_emitted_as_content") {
+  FakeChatBackend backend(
+      Replies{{R"({"name": "calculator", "parameters": {"expression": "2 + 2"}})", {}},
+              {"the answer is 4", {}}});
+  const auto result =
+      NativeAgent(backend, calculator_registry(), native_options({.max_steps = 4, .plan = false}))
+          .run("what is 2+2?");
+  CHECK(result.stopped_reason == "final_answer");
+  CHECK(result.final_answer == "the answer is 4");
+  REQUIRE(result.steps.at(0).action.has_value());
+  CHECK(result.steps[0].action->tool() == "calculator");
+  REQUIRE(result.steps[0].observation.has_value());
+  CHECK(result.steps[0].observation->output() == "4");
+  CHECK(result.metadata["n_rescued_calls"] == 1);
+}
+
+TEST_CASE("TestNativeAgentRun::rescue_uses_arguments_or_parameters_key") {
+  FakeChatBackend backend(
+      Replies{{R"({"name": "calculator", "arguments": {"expression": "5 + 5"}})", {}}, {"10", {}}});
+  const auto result =
+      NativeAgent(backend, calculator_registry(), native_options({.max_steps = 4, .plan = false}))
+          .run("what is 5+5?");
+  REQUIRE(result.steps.at(0).action.has_value());
+  CHECK(result.steps[0].observation->output() == "10");
+}
+
+TEST_CASE("TestNativeAgentRun::no_rescue_when_content_is_plain_text", "[clean]") {
+  FakeChatBackend backend(Replies{{"the answer is 42", {}}});
+  const auto result =
+      NativeAgent(backend, calculator_registry(), native_options({.max_steps = 4, .plan = false}))
+          .run("x");
+  CHECK(result.stopped_reason == "final_answer");
+  CHECK(result.final_answer == "the answer is 42");
+  CHECK(result.metadata["n_rescued_calls"] == 0);
+}
+
+TEST_CASE("TestNativeAgentRun::structured_calls_preferred_over_rescue") {
+  FakeChatBackend backend(Replies{{R"({"name": "calculator", "parameters": {"expression": "999"}})",
+                                   {calculator_call("1 + 1")}},
+                                  {"done", {}}});
+  const auto result =
+      NativeAgent(backend, calculator_registry(), native_options({.max_steps = 4, .plan = false}))
+          .run("x");
+  REQUIRE(result.steps.at(0).action.has_value());
+  CHECK(result.steps[0].action->arguments() == Json{{"expression", "1 + 1"}});
+  CHECK(result.metadata["n_rescued_calls"] == 0);
+}
+
+TEST_CASE("TestNativeAgentRun::metadata_includes_rescue_count", "[clean]") {
+  FakeChatBackend backend(Replies{{"hi", {}}});
+  const auto result =
+      NativeAgent(backend, calculator_registry(), native_options({.plan = false})).run("x");
+  CHECK(result.metadata["n_rescued_calls"] == 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// What module 19 offers.
+
+TEST_CASE("TestModuleExports::all_exports_are_importable", "[clean]") {
+  // Everything the Python edition exports is reachable from g2c/agent/agent.h and native.h.
+  CHECK_FALSE(DEFAULT_AGENT_SYSTEM.empty());
+  CHECK_FALSE(DEFAULT_PLANNING_PROMPT.empty());
+  CHECK_FALSE(NATIVE_DEFAULT_AGENT_SYSTEM.empty());
+  STATIC_REQUIRE(std::is_class_v<Action> && std::is_class_v<Agent> && std::is_class_v<AgentError> &&
+                 std::is_class_v<AgentRunResult> && std::is_class_v<AgentStep> &&
+                 std::is_class_v<NativeAgent> && std::is_class_v<Observation> &&
+                 std::is_class_v<ParsedStep> && std::is_class_v<Plan> &&
+                 std::is_class_v<Scratchpad>);
+  const auto extract =
+      static_cast<std::optional<Plan> (*)(std::string_view, std::string_view)>(&extract_plan);
+  CHECK(extract != nullptr);
+  CHECK(&make_plan != nullptr);
+  CHECK(&render_plan_block != nullptr);
+  CHECK(&render_planning_prompt != nullptr);
+  CHECK(&render_system_prompt != nullptr);
+  const auto parse = static_cast<ParsedStep (*)(std::string_view)>(&parse_react_step);
+  CHECK(parse != nullptr);
+}
+
+TEST_CASE("TestModuleExports::action_uses_attribute_named_tool", "[clean]") {
+  // Action's field is tool, not name (module 18's ToolCall has name).
+  CHECK(Action("x", Json::object()).tool() == "x");
+}
+
+TEST_CASE("TestModuleExports::observation_is_error_default_false", "[clean]") {
+  CHECK_FALSE(Observation("ok").is_error());
+}
+
+TEST_CASE("TestModuleExports::tool_error_is_distinct_from_agent_error", "[clean]") {
+  STATIC_REQUIRE_FALSE(std::is_base_of_v<g2c::tools::ToolError, AgentError>);
+  STATIC_REQUIRE_FALSE(std::is_base_of_v<AgentError, g2c::tools::ToolError>);
 }

@@ -14,6 +14,31 @@ std::ostream& operator<<(std::ostream& stream, const Action& action) {
                 << ", arguments=" << action.arguments().dump() << ")";
 }
 
+AgentStep AgentStep::final(const inference::InferenceResult& inference, std::string thought,
+                           std::string final_answer) {
+  return {.completion = inference.completion,
+          .thought = std::move(thought),
+          .final_answer = std::move(final_answer),
+          .inference = inference};
+}
+
+AgentStep AgentStep::act(const inference::InferenceResult& inference, std::string thought,
+                         Action action, Observation observation) {
+  return {.completion = inference.completion,
+          .thought = std::move(thought),
+          .action = std::move(action),
+          .observation = std::move(observation),
+          .inference = inference};
+}
+
+AgentStep AgentStep::stuck(const inference::InferenceResult& inference, std::string thought,
+                           std::string parse_error) {
+  return {.completion = inference.completion,
+          .thought = std::move(thought),
+          .parse_error = std::move(parse_error),
+          .inference = inference};
+}
+
 Plan::Plan(std::string goal, std::vector<std::string> steps)
     : goal_(std::move(goal)), steps_(std::move(steps)) {
   if (goal_.empty()) throw AgentError("Plan: goal must be a non-empty string");

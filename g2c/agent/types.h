@@ -16,6 +16,7 @@
 //   AgentStep     one step: the completion, what was parsed, what was observed, the backend's
 //                 answer
 //   Plan          an optional plan made before the loop: a goal and up to five steps
+//   StepOutcome   what the agent's policy decided about one step: record it, remember it, stop?
 //   AgentRunResult  a whole run: the plan, the steps, the final answer, why it stopped
 //
 // The model's mistakes are data, never exceptions: a step that cannot be parsed carries its
@@ -104,11 +105,31 @@ class ParsedStep {
 struct AgentStep {
   std::string completion;
   std::string thought;
-  std::optional<Action> action;
-  std::optional<Observation> observation;
-  std::optional<std::string> final_answer;
-  std::optional<std::string> parse_error;
+  std::optional<Action> action = std::nullopt;
+  std::optional<Observation> observation = std::nullopt;
+  std::optional<std::string> final_answer = std::nullopt;
+  std::optional<std::string> parse_error = std::nullopt;
   inference::InferenceResult inference;
+
+  /// The three shapes a step can have, the completion taken from `inference`:
+  /// a step that answered,
+  static AgentStep final(const inference::InferenceResult& inference, std::string thought,
+                         std::string final_answer);
+  /// a step that ran an action and saw what it gave,
+  static AgentStep act(const inference::InferenceResult& inference, std::string thought,
+                       Action action, Observation observation);
+  /// and a step with neither ("stuck"), which says why.
+  static AgentStep stuck(const inference::InferenceResult& inference, std::string thought,
+                         std::string parse_error);
+};
+
+/// What the agent's policy (Agent::decide_step) made of one step: the step to record, whether
+/// the run stops here and why ("final_answer", "duplicate_action", "no_progress"; nullopt: go on),
+/// and whether the step goes into the scratchpad (pointless when the run is ending).
+struct StepOutcome {
+  AgentStep step;
+  std::optional<std::string> stop_reason = std::nullopt;
+  bool remember = true;
 };
 
 /// A plan: a one-line goal and its steps (each a short sentence), spliced into the prompt as a

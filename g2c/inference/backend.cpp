@@ -89,6 +89,17 @@ nlohmann::json CompletionOptions::to_json() const {
           {"top_p", top_p ? nlohmann::json(*top_p) : nlohmann::json()}};
 }
 
+ChatOptions ChatOptions::from_sampling(const CompletionOptions& sampling,
+                                       std::optional<bool> think) {
+  ChatOptions options;
+  options.max_new_tokens = sampling.max_new_tokens;
+  options.temperature = sampling.temperature;
+  options.top_k = sampling.top_k;
+  options.top_p = sampling.top_p;
+  options.think = think;
+  return options;
+}
+
 std::string fresh_call_id() {
   static std::atomic<std::uint32_t> counter{0};
   const auto now =

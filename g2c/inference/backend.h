@@ -151,6 +151,10 @@ struct ChatOptions {
     think = value;
     return *this;
   }
+  /// The same sampling settings as `sampling`, and `think`: how a loop written for complete()
+  /// calls chat_with_tools.
+  static ChatOptions from_sampling(const CompletionOptions& sampling,
+                                   std::optional<bool> think = std::nullopt);
 };
 
 /// An id for a tool call a model made without one: "call_" and 8 hex digits, unique in this

@@ -62,19 +62,21 @@ std::vector<g2c::pretrained::ChatMessage> chat_turns(const nlohmann::json& messa
     if (role == "system") {
       system_text = content;
     } else if (role == "tool") {
+      // Ollama names the tool in "tool_name", OpenAI-style clients in "name".
+      const auto tool = message.value("tool_name", message.value("name", std::string()));
       turns.push_back({"user", fmt::format("The {} tool returned: {}\nAnswer my question with it.",
-                                           message.value("tool_name", std::string("")), content)});
-    } else if (role == "assistant" && content.empty() && message.contains("tool_calls")) {
-      std::string calls;
+                                           tool, content)});
+    } else if (role == "assistant" && message.contains("tool_calls") &&
+               !message["tool_calls"].empty()) {
+      std::string text = content;  // any words before the calls, then each call as its JSON
       for (const auto& call : message["tool_calls"]) {
         const auto& function = call.contains("function") ? call["function"] : call;
-        if (!calls.empty()) calls += "\n";
-        calls +=
-            nlohmann::json{{"name", function.value("name", std::string())},
-                           {"arguments", function.value("arguments", nlohmann::json::object())}}
-                .dump();
+        if (!text.empty()) text += "\n";
+        text += nlohmann::json{{"name", function.value("name", std::string())},
+                               {"arguments", function.value("arguments", nlohmann::json::object())}}
+                    .dump();
       }
-      turns.push_back({"assistant", calls});
+      turns.push_back({"assistant", text});
     } else {
       turns.push_back({role, content});
     }

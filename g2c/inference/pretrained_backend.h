@@ -78,7 +78,8 @@ class PretrainedBackend : public ChatBackend {
   /// One chat turn. The messages ({"role", "content"}; an assistant's "tool_calls"; "tool"
   /// messages with "tool_name") are rendered in the chat template: the tools, when given, are
   /// listed in the system turn with how to call one (a JSON object {"name", "arguments"}), a
-  /// call the assistant made is shown as that object, and a tool's result as a user turn
+  /// call the assistant made is shown as that object (after its words, if any), and a tool's
+  /// result (the tool named by "tool_name" or "name") as a user turn
   /// ("The calculator tool returned: 41\nAnswer my question with it."), since the template has
   /// no role for it. When tools are given,
   /// the last message is the user's and tool_choice is Required, the reply is a call decoded

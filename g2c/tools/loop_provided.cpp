@@ -49,12 +49,7 @@ ToolRunResult run_native_loop(inference::ChatBackend& backend, const ToolRegistr
         {"content", options.system.value_or(std::string(DEFAULT_NATIVE_SYSTEM))}},
        {{"role", "user"}, {"content", std::string(user_message)}}});
   const auto specs = render_tools_for_ollama(registry.tools());
-  inference::ChatOptions chat;
-  chat.max_new_tokens = options.sampling.max_new_tokens;
-  chat.temperature = options.sampling.temperature;
-  chat.top_k = options.sampling.top_k;
-  chat.top_p = options.sampling.top_p;
-  chat.think = options.think;
+  const auto chat = inference::ChatOptions::from_sampling(options.sampling, options.think);
 
   ToolRunResult run{std::string(user_message), std::nullopt, {}, "max_steps"};
   std::int64_t rescued = 0;
