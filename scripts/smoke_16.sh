@@ -9,11 +9,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
 
-model_file="${G2C_SMOLLM2_GGUF:-$ROOT/artifacts/pretrained/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf}"
-if [[ ! -f "$model_file" ]]; then
-  echo "smoke_16: skipped, $model_file is missing (scripts/setup.sh fetches it)"
-  exit 0
-fi
+needs_smollm2 smoke_16
 "$bin/16_quantization" "${common[@]}" --tokens 8 --repeats 1 >/dev/null
 "$bin/16_modern_pieces" "${common[@]}" --threads 2 --text-tokens 32 --answer-tokens 3 >/dev/null
 "$bin/16_kv_cache" "${common[@]}" --threads 2 --positions 256 --round 64 >/dev/null

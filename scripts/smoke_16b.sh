@@ -6,11 +6,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
 
-model_file="${G2C_SMOLLM2_GGUF:-$ROOT/artifacts/pretrained/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf}"
-if [[ ! -f "$model_file" ]]; then
-  echo "smoke_16b: skipped, $model_file is missing (scripts/setup.sh fetches it)"
-  exit 0
-fi
+needs_smollm2 smoke_16b
 "$bin/16b_synth" "${common[@]}" --threads 2 --target 3 --batch 4 --max-rounds 3 >/dev/null
 
 "$python" - "$out" <<'PY'

@@ -7,11 +7,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
 
-model_file="${G2C_SMOLLM2_GGUF:-$ROOT/artifacts/pretrained/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf}"
-if [[ ! -f "$model_file" ]]; then
-  echo "smoke_17: skipped, $model_file is missing (scripts/setup.sh fetches it)"
-  exit 0
-fi
+needs_smollm2 smoke_17
 "$bin/17_ask_the_course" "${common[@]}" --threads 2 --limit 6 --no-dense --answer-with none bm25 \
   --max-tokens 8 >/dev/null
 bench=()

@@ -8,11 +8,7 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
 
-model_file="${G2C_SMOLLM2_GGUF:-$ROOT/artifacts/pretrained/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf}"
-if [[ ! -f "$model_file" ]]; then
-  echo "smoke_18: skipped, $model_file is missing (scripts/setup.sh fetches it)"
-  exit 0
-fi
+needs_smollm2 smoke_18
 "$bin/18_calculator" "${common[@]}" --threads 2 --questions 4 --max-tokens 24 \
   --conditions alone text constrained >/dev/null
 "$bin/18_constrained_bench" "${common[@]}" --threads 2 --tokens 8 --repeats 1 >/dev/null

@@ -12,19 +12,17 @@
 // first step made a valid call (one that parsed, named the calculator and passed its schema), and
 // how often the calculator's result was the answer. Tokens and latency per question, all steps
 // summed. Greedy decoding: every number reruns exactly. Writes calculator.json and a figure.
-#include <algorithm>
 #include <chrono>
 #include <random>
-#include <regex>
 
 #include <fmt/format.h>
 
 #include "exercises/common/cli.h"
 #include "exercises/common/figures.h"
+#include "exercises/common/numbers.h"
 #include "exercises/common/proportion.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/progress.h"
-#include "g2c/eval/match.h"
 #include "g2c/inference/pretrained_backend.h"
 #include "g2c/tools/tools.h"
 
@@ -76,24 +74,6 @@ std::vector<Question> draw_questions(std::int64_t count, std::uint64_t seed) {
     questions.push_back(q);
   }
   return questions;
-}
-
-/// The last number written in `reply` ("13 + 28 = 41." -> "41"), commas between digit groups
-/// removed; "" when there is none.
-std::string last_number(const std::string& reply) {
-  static const std::regex number(R"(-?\d[\d,]*(\.\d+)?)");
-  std::string last;
-  for (auto it = std::sregex_iterator(reply.begin(), reply.end(), number);
-       it != std::sregex_iterator(); ++it) {
-    last = it->str();
-  }
-  last.erase(std::remove(last.begin(), last.end(), ','), last.end());
-  return last;
-}
-
-bool right(const std::string& reply, std::int64_t answer) {
-  const auto number = last_number(reply);
-  return !number.empty() && g2c::eval::numeric_match(number, {std::to_string(answer)});
 }
 
 /// What one condition measured over the questions.
@@ -206,7 +186,7 @@ int main(int argc, char** argv) {
         }
         tally.seconds +=
             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const bool ok = right(reply, question.answer);
+        const bool ok = g2c::exercises::last_number_is(reply, question.answer);
         tally.correct.hits += ok;
         ++tally.correct.total;
         record["reply"] = reply;

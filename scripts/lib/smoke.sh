@@ -20,3 +20,14 @@ export G2C_DATA_DIR="${G2C_DATA_DIR:-$ROOT/data}"
 python="$ROOT/.venv/bin/python"
 [[ -x "$python" ]] || python=python3
 common=(--out "$out" --quiet --no-plot)
+
+# Ends the calling smoke script with a note, successfully, when SmolLM2-135M-Instruct's file is
+# not on this machine (scripts/setup.sh fetches it; $G2C_SMOLLM2_GGUF points at a copy).
+#   needs_smollm2 smoke_18
+needs_smollm2() {
+  local model_file="${G2C_SMOLLM2_GGUF:-$ROOT/artifacts/pretrained/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf}"
+  if [[ ! -f "$model_file" ]]; then
+    echo "$1: skipped, $model_file is missing (scripts/setup.sh fetches it)"
+    exit 0
+  fi
+}
