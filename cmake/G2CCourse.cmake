@@ -87,6 +87,8 @@ set(G2C_COURSE_FILES
   "19  agent      agent/planner"
   "19  agent      agent/memory"
   "19  agent      agent/agent"
+  "20  assistant  assistant/conversation"
+  "20  assistant  assistant/assistant"
 )
 
 set(G2C_SOLUTIONS "" CACHE STRING

@@ -1,0 +1,175 @@
+// Module 20 — the terminal loop (cli.h).
+#include "g2c/assistant/cli.h"
+
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <string>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "g2c/core/atomic_file.h"
+#include "g2c/core/errors.h"
+
+namespace g2c::assistant {
+
+const std::string_view CLI_HELP =
+    "Commands:\n"
+    "  /help              Show this help.\n"
+    "  /clear, /reset     Start over: forget the conversation and its turns.\n"
+    "  /history           Print the conversation so far.\n"
+    "  /tools             List the registered tools.\n"
+    "  /config            Show the assistant's config.\n"
+    "  /save <path>       Save the transcript (messages, config, turns) as JSON to <path>.\n"
+    "  /exit, /quit       Leave. (The end of the input and a blank line leave too.)\n"
+    "\n"
+    "Anything else is a message to the assistant.\n";
+
+namespace {
+
+std::string_view trimmed(std::string_view text) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
+}
+
+/// The answer (or why there is none) and a footer of the turn's metadata.
+void print_turn(const AssistantTurn& turn, std::ostream& out) {
+  const auto& run = turn.agent_run;
+  if (turn.final_answer) {
+    out << *turn.final_answer << "\n";
+  } else if (run.stopped_reason == "error") {
+    out << "(error: " << run.metadata.value("error", std::string("unknown")) << ")\n";
+  } else {
+    out << "(stuck — " << run.stopped_reason << ")\n";
+  }
+  out << fmt::format("  [{} steps, {} tool calls, {}, {}]\n",
+                     turn.metadata.value("n_agent_steps", 0),
+                     turn.metadata.value("n_tool_calls", 0),
+                     turn.metadata.value("rag_fired", false) ? "rag" : "no-rag",
+                     turn.metadata.value("had_plan", false) ? "plan" : "no-plan");
+}
+
+/// What /save writes: the name, the config, the messages and every turn's outcome.
+nlohmann::json transcript(const Assistant& assistant) {
+  auto messages = nlohmann::json::array();
+  for (const auto& message : assistant.conversation()) {
+    messages.push_back({{"role", message.role()}, {"content", message.content()}});
+  }
+  auto turns = nlohmann::json::array();
+  for (const auto& turn : assistant.turns()) {
+    turns.push_back(
+        {{"user_message", turn.user_message},
+         {"final_answer", turn.final_answer ? nlohmann::json(*turn.final_answer) : nullptr},
+         {"stopped_reason", turn.agent_run.stopped_reason},
+         {"metadata", turn.metadata}});
+  }
+  return {{"name", assistant.config().name},
+          {"config", assistant.config().to_json()},
+          {"messages", messages},
+          {"turns", turns}};
+}
+
+/// /save <path>: the path as typed (quotes around it dropped, "~/" for the home folder), its folder
+/// checked first, so that a typo says so instead of creating folders nobody asked for.
+void save(const Assistant& assistant, std::string_view argument, std::ostream& out) {
+  std::string text(trimmed(argument));
+  if (text.size() >= 2 && (text.front() == '"' || text.front() == '\'') &&
+      text.back() == text.front()) {
+    text = text.substr(1, text.size() - 2);
+  }
+  if (text.empty()) {
+    out << "usage: /save <path>   (for example /save chat.json)\n";
+    return;
+  }
+  if (text.starts_with("~/")) {
+    if (const char* home = std::getenv("HOME")) text = std::string(home) + text.substr(1);
+  }
+  const std::filesystem::path path(text);
+  const auto folder = path.parent_path().empty() ? std::filesystem::path(".") : path.parent_path();
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    out << fmt::format(
+        "(error: cannot save to {}: it is a folder; name a file in it, such as {})\n",
+        path.string(), (path / "chat.json").string());
+    return;
+  }
+  if (!std::filesystem::is_directory(folder, error)) {
+    out << fmt::format(
+        "(error: cannot save to {}: the folder {} does not exist; create it first (mkdir -p {}) "
+        "or pick another path)\n",
+        path.string(), folder.string(), folder.string());
+    return;
+  }
+  try {
+    g2c::write_json_atomic(path, transcript(assistant));
+  } catch (const std::exception& failure) {
+    out << fmt::format("(error: could not save to {}: {})\n", path.string(), failure.what());
+    return;
+  }
+  out << "(saved to " << path.string() << ")\n";
+}
+
+/// Runs one command line; false when the loop should end.
+bool run_command(Assistant& assistant, std::string_view line, std::ostream& out) {
+  const auto space = line.find_first_of(" \t");
+  const auto command = line.substr(0, space);
+  const auto argument = space == std::string_view::npos ? std::string_view() : line.substr(space);
+  if (command == "/help") {
+    out << CLI_HELP << "\n";
+  } else if (command == "/clear" || command == "/reset") {
+    assistant.reset();
+    out << "(conversation cleared)\n";
+  } else if (command == "/history") {
+    if (assistant.conversation().empty()) out << "(no messages yet)\n";
+    for (const auto& message : assistant.conversation()) {
+      out << message.role() << ": " << message.content() << "\n";
+    }
+  } else if (command == "/tools") {
+    if (assistant.registry().empty()) out << "(no tools registered)\n";
+    for (const auto& tool : assistant.registry()) {
+      out << "  - " << tool.name() << ": " << tool.description() << "\n";
+    }
+  } else if (command == "/config") {
+    out << assistant.config().to_json().dump(2) << "\n";
+  } else if (command == "/save") {
+    save(assistant, argument, out);
+  } else if (command == "/exit" || command == "/quit") {
+    out << "(exiting)\n";
+    return false;
+  } else {
+    out << fmt::format("(unknown command '{}'; type /help for the list)\n", command);
+  }
+  return true;
+}
+
+}  // namespace
+
+void run_cli(Assistant& assistant, std::istream& in, std::ostream& out, std::string_view prompt) {
+  out << "(" << assistant.config().name
+      << " ready — type /help for commands, blank line to exit)\n";
+  std::string raw;
+  while (true) {
+    out << prompt << std::flush;
+    if (!std::getline(in, raw)) {  // the end of the input; a last unterminated line was read
+      out << "(eof)\n";
+      return;
+    }
+    const auto line = trimmed(raw);
+    if (line.empty()) return;
+    if (line.front() == '/') {
+      if (!run_command(assistant, line, out)) return;
+      continue;
+    }
+    try {
+      print_turn(assistant.chat(line), out);
+    } catch (const NotImplementedError&) {
+      throw;  // unwritten course code: end here, with the TODO's message
+    } catch (const std::exception& error) {
+      out << "(error: " << error.what() << ")\n";
+    }
+  }
+}
+
+}  // namespace g2c::assistant
