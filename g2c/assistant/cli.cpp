@@ -164,6 +164,12 @@ void run_cli(Assistant& assistant, std::istream& in, std::ostream& out, std::str
     }
     try {
       print_turn(assistant.chat(line), out);
+      // The history cap at work: say when earlier messages leave the next turn's prompt.
+      const auto cap = assistant.conversation().max_messages();
+      const auto size = static_cast<std::int64_t>(assistant.conversation().size());
+      if (cap && size > *cap) {
+        out << fmt::format("  (the prompt now shows the last {} of {} messages)\n", *cap, size);
+      }
     } catch (const NotImplementedError&) {
       throw;  // unwritten course code: end here, with the TODO's message
     } catch (const std::exception& error) {
