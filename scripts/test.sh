@@ -100,6 +100,7 @@ step pretrained-model "$ROOT/.venv/bin/python" scripts/check_pretrained_model.py
 step rag-hash "$ROOT/.venv/bin/python" scripts/check_rag_hash.py build/reference
 step rag-questions python3 scripts/check_questions.py
 step agent-tasks python3 scripts/check_agent_tasks.py
+step assistant-pty "$ROOT/.venv/bin/python" scripts/check_assistant_pty.py build/reference
 step calculator python3 scripts/check_calculator.py build/reference
 step serve-clients "$ROOT/.venv/bin/python" scripts/check_serve.py build/reference &&
   count "$logs/serve-clients.log"

@@ -1392,6 +1392,15 @@ TEST_CASE("TestCLI::chat_error_caught_does_not_kill_loop") {
   CHECK_THAT(text, Contains("(error:"));  // caught, printed
 }
 
+TEST_CASE("a_stuck_turn_shows_what_the_last_tool_returned") {
+  // A model that repeats its call is stopped by loop detection with no answer; the calculator had
+  // the result all along, and the terminal shows it rather than only "stuck".
+  const std::string call = "Action: calculator\nAction Input: {\"expression\": \"2 + 2\"}";
+  auto [a, backend] = make_assistant({call, call}, no_plan(), ToolRegistry({make_calculator()}));
+  const auto text = run_cli_on(a, "What is 2 + 2?\n\n");
+  CHECK_THAT(text, Contains("(stuck — duplicate_action; calculator returned: 4)"));
+}
+
 TEST_CASE("TestCLI::help_string_constant", "[clean]") {
   CHECK_THAT(std::string(CLI_HELP), Contains("/help"));
   CHECK_THAT(std::string(CLI_HELP), Contains("/exit"));

@@ -13,7 +13,6 @@
 // how often the calculator's result was the answer. Tokens and latency per question, all steps
 // summed. Greedy decoding: every number reruns exactly. Writes calculator.json and a figure.
 #include <chrono>
-#include <random>
 
 #include <fmt/format.h>
 
@@ -31,50 +30,6 @@ namespace {
 using g2c::exercises::Proportion;
 using g2c::inference::PretrainedBackend;
 using g2c::inference::ToolChoice;
-
-struct Question {
-  std::string kind;  // "sum2", "difference", "product", "sum3"
-  std::string text;  // "What is 347 + 589?"
-  std::string expression;
-  std::int64_t answer;
-};
-
-/// `count` questions, the four kinds in turn, numbers drawn from `seed`.
-std::vector<Question> draw_questions(std::int64_t count, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  const auto uniform = [&](std::int64_t low, std::int64_t high) {
-    return std::uniform_int_distribution<std::int64_t>(low, high)(rng);
-  };
-  std::vector<Question> questions;
-  for (std::int64_t i = 0; i < count; ++i) {
-    Question q;
-    switch (i % 4) {
-      case 0: {
-        const auto a = uniform(10, 999), b = uniform(10, 999);
-        q = {"sum2", "", fmt::format("{} + {}", a, b), a + b};
-        break;
-      }
-      case 1: {
-        const auto a = uniform(100, 999), b = uniform(10, a);
-        q = {"difference", "", fmt::format("{} - {}", a, b), a - b};
-        break;
-      }
-      case 2: {
-        const auto a = uniform(11, 99), b = uniform(11, 99);
-        q = {"product", "", fmt::format("{} * {}", a, b), a * b};
-        break;
-      }
-      default: {
-        const auto a = uniform(10, 999), b = uniform(10, 999), c = uniform(10, 999);
-        q = {"sum3", "", fmt::format("{} + {} + {}", a, b, c), a + b + c};
-        break;
-      }
-    }
-    q.text = "What is " + q.expression + "?";
-    questions.push_back(q);
-  }
-  return questions;
-}
 
 /// What one condition measured over the questions.
 struct Tally {
@@ -122,7 +77,7 @@ int main(int argc, char** argv) {
     if (!device.is_cpu()) {
       throw g2c::ValueError("18_calculator runs SmolLM2 on the CPU; use --device cpu");
     }
-    const auto questions = draw_questions(count, options.seed);
+    const auto questions = g2c::exercises::draw_arithmetic(count, options.seed);
     auto model =
         std::make_shared<g2c::pretrained::PretrainedModel>(g2c::pretrained::load_pretrained_model(
             model_name, g2c::pretrained::LoadOptions().packed(true)));

@@ -11,6 +11,7 @@
 
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"
+#include "g2c/tokenizer/utf8.h"
 
 namespace g2c::assistant {
 
@@ -42,7 +43,17 @@ void print_turn(const AssistantTurn& turn, std::ostream& out) {
   } else if (run.stopped_reason == "error") {
     out << "(error: " << run.metadata.value("error", std::string("unknown")) << ")\n";
   } else {
-    out << "(stuck — " << run.stopped_reason << ")\n";
+    // No answer, but a tool may have computed it: show the last thing a tool returned.
+    std::string last_result;
+    for (auto step = run.steps.rbegin(); step != run.steps.rend(); ++step) {
+      if (step->action && step->observation) {
+        last_result =
+            fmt::format("; {} returned: {}", step->action->tool(),
+                        std::string(g2c::tokenizer::utf8_prefix(step->observation->output(), 200)));
+        break;
+      }
+    }
+    out << "(stuck — " << run.stopped_reason << last_result << ")\n";
   }
   out << fmt::format("  [{} steps, {} tool calls, {}, {}]\n",
                      turn.metadata.value("n_agent_steps", 0),

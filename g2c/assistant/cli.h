@@ -36,7 +36,8 @@ namespace g2c::assistant {
 extern const std::string_view CLI_HELP;
 
 /// The loop: prints a banner, then for each line read from `in`: a command, or a chat turn whose
-/// answer (or "(error: …)", or "(stuck — <reason>)") and a footer of its metadata go to `out`.
+/// answer (or "(error: …)", or "(stuck — <reason>; <tool> returned: <its last result>)") and a
+/// footer of its metadata go to `out`.
 /// Each input line is preceded by `prompt` on `out`. Ends on /exit or /quit, a blank line, or the
 /// end of the input (a last line without a newline is still sent). Throws only a
 /// NotImplementedError (unwritten course code); every other error is printed and the loop goes on.
