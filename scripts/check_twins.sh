@@ -6,6 +6,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 mapfile -t listed < <(sed -n 's/^ *"\([0-9][0-9a-z]*\) \+\([a-z_]*\) \+\([a-z_/]*\)".*/\3/p' cmake/G2CCourse.cmake)
 problems=0
+# Membership by lookup, not `printf | grep -q`: under pipefail, grep -q quitting at its first
+# match can kill printf with SIGPIPE and turn a hit into a miss.
+declare -A is_listed
+for file in "${listed[@]}"; do is_listed["$file"]=1; done
 for file in "${listed[@]}"; do
   for path in "g2c/$file.cpp" "g2c/solutions/$file.cpp"; do
     if [[ ! -f "$path" ]]; then
@@ -21,7 +25,7 @@ done
 while IFS= read -r path; do
   file="${path#g2c/solutions/}"
   file="${file%.cpp}"
-  if ! printf '%s\n' "${listed[@]}" | grep -qx "$file"; then
+  if [[ -z "${is_listed[$file]:-}" ]]; then
     echo "orphan: $path has no entry in cmake/G2CCourse.cmake"
     problems=$((problems + 1))
   fi
@@ -44,7 +48,7 @@ while IFS= read -r folder; do
     file="${path#g2c/}"
     file="${file%.cpp}"
     [[ "$path" == *_provided.cpp ]] && continue
-    printf '%s\n' "${listed[@]}" | grep -qx "$file" && continue
+    [[ -n "${is_listed[$file]:-}" ]] && continue
     if [[ ! -f "${path%.cpp}.h" ]]; then
       echo "naming: $path is neither a student file, nor X_provided.cpp, nor the X.cpp of an X.h"
       problems=$((problems + 1))

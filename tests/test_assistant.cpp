@@ -1401,6 +1401,20 @@ TEST_CASE("a_stuck_turn_shows_what_the_last_tool_returned") {
   CHECK_THAT(text, Contains("(stuck — duplicate_action; calculator returned: 4)"));
 }
 
+TEST_CASE("a_retriever_failure_in_the_terminal_keeps_what_was_typed") {
+  // chat throws before it records anything when the retriever fails; the terminal loop says so,
+  // goes on, and keeps the line in the conversation for /history and /save.
+  BrokenRetriever broken;
+  FakeBackend backend({});
+  Assistant a(backend, ToolRegistry(),
+              {.config = {.plan = false, .use_native = false}, .retriever = &broken});
+  const auto text = run_cli_on(a, "hello there\n/history\n\n");
+  CHECK_THAT(text, Contains("(error:"));
+  CHECK_THAT(text, Contains("user: hello there"));
+  REQUIRE(a.conversation().size() == 2);
+  CHECK(a.conversation().messages()[0].content() == "hello there");
+}
+
 TEST_CASE("TestCLI::help_string_constant", "[clean]") {
   CHECK_THAT(std::string(CLI_HELP), Contains("/help"));
   CHECK_THAT(std::string(CLI_HELP), Contains("/exit"));

@@ -185,6 +185,10 @@ void run_cli(Assistant& assistant, std::istream& in, std::ostream& out, std::str
       throw;  // unwritten course code: end here, with the TODO's message
     } catch (const std::exception& error) {
       out << "(error: " << error.what() << ")\n";
+      // chat failed before it recorded the turn (a retriever that failed): keep what was typed,
+      // so that /history and /save still have it.
+      assistant.conversation().add_user(std::string(line));
+      assistant.conversation().add_assistant(fmt::format("(no answer — error: {})", error.what()));
     }
   }
 }

@@ -12,10 +12,11 @@
 // Anything that does not start with "/" is a message for Assistant::chat; a line starting with
 // "/" is a command (CLI_HELP lists them). Once the conversation is longer than the history the
 // prompt shows (config.max_history_messages), each turn says so: "(the prompt now shows the last
-// 20 of 24 messages)". A turn that failed prints "(error: …)" and the loop goes
-// on, and so does an error from chat itself (a broken retriever) or from a command (a /save to a
-// folder that does not exist): a session is never lost to one bad turn. Whatever was said is in
-// the conversation, and /save writes it: the messages, the config and every turn's stop reason
+// 20 of 24 messages)". A turn that failed prints "(error: …)" and the loop goes on, and so does
+// an error from chat itself (a broken retriever: the line typed is then recorded with the error
+// as its answer) or from a command (a /save to a folder that does not exist): a session is never
+// lost to one bad turn. Whatever was said is in the conversation, and /save writes it: the
+// messages, the config and every turn's stop reason
 // and metadata, as JSON, atomically (a crash mid-write leaves the old file or the new one, never
 // half of one). Unwritten course code is the exception: its NotImplementedError ends the loop, so
 // that a TODO is not mistaken for a model failure.
