@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fake_backends.h"
 #include "g2c/agent/agent.h"
 #include "g2c/agent/native.h"
 #include "g2c/core/errors.h"
@@ -43,39 +44,15 @@ using g2c::agent::render_plan_block;
 using g2c::agent::render_planning_prompt;
 using g2c::agent::render_system_prompt;
 using g2c::agent::Scratchpad;
-using g2c::inference::Backend;
 using g2c::inference::BackendInfo;
-using g2c::inference::ChatBackend;
-using g2c::inference::ChatOptions;
-using g2c::inference::ChatResult;
-using g2c::inference::CompletionOptions;
 using g2c::inference::InferenceResult;
 using g2c::tools::Tool;
 using g2c::tools::ToolRegistry;
 using Json = nlohmann::json;
+using g2c::testing::FakeBackend;
+using g2c::testing::FakeChatBackend;
 
 namespace {
-
-/// A backend that answers with canned completions in order and keeps every prompt.
-class FakeBackend : public Backend {
- public:
-  explicit FakeBackend(std::vector<std::string> completions)
-      : completions_(std::move(completions)), info_("fake", "fake-model") {}
-  const BackendInfo& info() const override { return info_; }
-  InferenceResult complete(const std::string& prompt, const CompletionOptions&) override {
-    if (next_ >= completions_.size()) {
-      throw std::logic_error("FakeBackend exhausted: prompt was " + prompt);
-    }
-    prompts.push_back(prompt);
-    return InferenceResult(prompt, completions_[next_++], 1, 1, 1.0, info_);
-  }
-  std::vector<std::string> prompts;
-
- private:
-  std::vector<std::string> completions_;
-  std::size_t next_ = 0;
-  BackendInfo info_;
-};
 
 Tool echo_tool() {
   return Tool("echo", "Echo the argument back.",
@@ -86,52 +63,6 @@ Tool echo_tool() {
                 return "echo: " + arguments.at("text").get<std::string>();
               });
 }
-
-/// A chat backend that answers chat_with_tools with canned replies in order (each the reply's text
-/// and its tool calls, a call id added where one is missing, as Ollama does) and keeps every call;
-/// complete() answers with a one-step plan.
-class FakeChatBackend : public ChatBackend {
- public:
-  struct Reply {
-    std::string content;
-    std::vector<Json> tool_calls;  // {"name", "arguments"}
-  };
-  struct Call {
-    Json messages;
-    Json tools;
-    ChatOptions options;
-  };
-  explicit FakeChatBackend(std::vector<Reply> replies)
-      : replies_(std::move(replies)), info_("fake-chat", "fake-chat-model") {}
-  const BackendInfo& info() const override { return info_; }
-  InferenceResult complete(const std::string& prompt, const CompletionOptions&) override {
-    return InferenceResult(prompt, "Goal: do the thing.\n1. step one", 1, 1, 1.0, info_);
-  }
-  ChatResult chat_with_tools(const Json& messages, const Json& tools,
-                             const ChatOptions& options) override {
-    if (next_ >= replies_.size()) {
-      throw std::logic_error("FakeChatBackend exhausted: last messages were " + messages.dump());
-    }
-    calls.push_back({messages, tools, options});
-    const auto& reply = replies_[next_++];
-    auto tool_calls = Json::array();
-    for (std::size_t i = 0; i < reply.tool_calls.size(); ++i) {
-      const auto& raw = reply.tool_calls[i];
-      tool_calls.push_back(
-          {{"name", raw.at("name")},
-           {"arguments", raw.value("arguments", Json::object())},
-           {"call_id", raw.value("call_id", "call_" + std::to_string(i) + "_fake")}});
-    }
-    return ChatResult(messages, reply.content, tool_calls, 1, reply.content.empty() ? 0 : 1, 1.0,
-                      info_);
-  }
-  std::vector<Call> calls;
-
- private:
-  std::vector<Reply> replies_;
-  std::size_t next_ = 0;
-  BackendInfo info_;
-};
 
 Tool broken_tool() {
   return Tool(
@@ -560,9 +491,9 @@ TEST_CASE("TestMakePlan::make_plan_uses_planning_prompt") {
   REQUIRE(p.has_value());
   CHECK(p->goal() == "solve");
   CHECK(p->steps() == std::vector<std::string>{"step one", "step two"});
-  REQUIRE(backend.prompts.size() == 1);
-  CHECK_THAT(backend.prompts[0], Contains("do something"));
-  CHECK_THAT(backend.prompts[0], Contains("Goal:"));
+  REQUIRE(backend.prompts().size() == 1);
+  CHECK_THAT(backend.prompts()[0], Contains("do something"));
+  CHECK_THAT(backend.prompts()[0], Contains("Goal:"));
 }
 
 TEST_CASE("TestMakePlan::make_plan_returns_none_when_unparseable") {
@@ -578,7 +509,7 @@ TEST_CASE("TestMakePlan::make_plan_rejects_empty_user_message", "[clean]") {
 TEST_CASE("TestMakePlan::make_plan_includes_tools_in_prompt") {
   FakeBackend backend({"Goal: x\n1. step"});
   make_plan(backend, "task", ToolRegistry({echo_tool()}));
-  CHECK_THAT(backend.prompts.at(0), Contains("echo"));
+  CHECK_THAT(backend.prompts().at(0), Contains("echo"));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -866,7 +797,7 @@ TEST_CASE("TestAgentRun::rejects_empty_user_message", "[clean]") {
   FakeBackend backend({});
   const Agent agent(backend, ToolRegistry(), {.plan = false});
   CHECK_THROWS_MATCHES(agent.run(""), g2c::ValueError, MessageContains("non-empty"));
-  CHECK(backend.prompts.empty());
+  CHECK(backend.prompts().empty());
 }
 
 TEST_CASE("TestAgentRun::rejects_non_string_user_message", "[clean]") {
@@ -914,16 +845,16 @@ TEST_CASE("TestAgentRun::n_tool_calls_in_metadata") {
 TEST_CASE("TestAgentRun::scratchpad_grows_into_prompt") {
   FakeBackend backend({"Action: echo\nAction Input: {\"text\": \"first\"}", "Final Answer: done"});
   Agent(backend, ToolRegistry({echo_tool()}), {.max_steps = 4, .plan = false}).run("test");
-  REQUIRE(backend.prompts.size() == 2);
+  REQUIRE(backend.prompts().size() == 2);
   INFO("A step that acted is remembered: the next prompt shows its observation.");
-  CHECK_THAT(backend.prompts[1], Contains("echo: first"));
+  CHECK_THAT(backend.prompts()[1], Contains("echo: first"));
 }
 
 TEST_CASE("TestAgentRun::prompt_ends_with_thought_marker") {
   FakeBackend backend({"Final Answer: x"});
   Agent(backend, ToolRegistry(), {.plan = false}).run("q");
-  REQUIRE(backend.prompts.size() == 1);
-  CHECK(g2c::agent::strip_whitespace(backend.prompts[0]).ends_with("Thought:"));
+  REQUIRE(backend.prompts().size() == 1);
+  CHECK(g2c::agent::strip_whitespace(backend.prompts()[0]).ends_with("Thought:"));
 }
 
 TEST_CASE("TestAgentRunStopConditions::max_steps_when_no_final_answer") {
@@ -999,8 +930,8 @@ TEST_CASE("TestAgentRunErrorRecovery::unknown_tool_surfaces_as_observation_error
       Agent(backend, ToolRegistry({echo_tool()}), {.max_steps = 5, .plan = false}).run("x");
   REQUIRE(result.steps.at(0).observation.has_value());
   CHECK(result.steps[0].observation->is_error());
-  REQUIRE(backend.prompts.size() == 2);
-  CHECK_THAT(backend.prompts[1], Contains("nonexistent"));
+  REQUIRE(backend.prompts().size() == 2);
+  CHECK_THAT(backend.prompts()[1], Contains("nonexistent"));
 }
 
 TEST_CASE("TestAgentRunErrorRecovery::tool_runtime_exception_surfaces") {
@@ -1035,8 +966,8 @@ TEST_CASE("TestAgentRunErrorRecovery::loop_continues_after_tool_error") {
 TEST_CASE("TestAgentRunErrorRecovery::error_observation_marked_in_subsequent_prompt") {
   FakeBackend backend({"Action: nonexistent\nAction Input: {\"x\": \"y\"}", "Final Answer: ok"});
   Agent(backend, ToolRegistry({echo_tool()}), {.max_steps = 5, .plan = false}).run("x");
-  REQUIRE(backend.prompts.size() == 2);
-  CHECK_THAT(backend.prompts[1], Contains("[error]"));
+  REQUIRE(backend.prompts().size() == 2);
+  CHECK_THAT(backend.prompts()[1], Contains("[error]"));
 }
 
 TEST_CASE("TestAgentRunErrorRecovery::parse_error_step_does_not_crash") {
@@ -1060,7 +991,7 @@ TEST_CASE("TestAgentRunPlanning::plan_skipped_when_disabled") {
   FakeBackend backend({"Final Answer: ok"});
   const auto result = Agent(backend, ToolRegistry(), {.max_steps = 3, .plan = false}).run("a task");
   CHECK_FALSE(result.plan.has_value());
-  CHECK(backend.prompts.size() == 1);  // the loop's call only, no planning call
+  CHECK(backend.prompts().size() == 1);  // the loop's call only, no planning call
   CHECK(result.metadata["had_plan"] == false);
 }
 
@@ -1074,8 +1005,8 @@ TEST_CASE("TestAgentRunPlanning::plan_unparseable_falls_through_gracefully") {
 TEST_CASE("TestAgentRunPlanning::plan_appears_in_main_prompt") {
   FakeBackend backend({"Goal: do x\n1. do x first", "Final Answer: done"});
   Agent(backend, ToolRegistry(), {.max_steps = 3, .plan = true}).run("a task");
-  REQUIRE(backend.prompts.size() == 2);
-  CHECK_THAT(backend.prompts[1], Contains("Plan:") && Contains("do x first"));
+  REQUIRE(backend.prompts().size() == 2);
+  CHECK_THAT(backend.prompts()[1], Contains("Plan:") && Contains("do x first"));
 }
 
 // Agent::decide_step alone: feed it a ParsedStep, read the StepOutcome.

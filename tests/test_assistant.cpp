@@ -26,6 +26,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fake_backends.h"
 #include "g2c/agent/agent.h"
 #include "g2c/agent/native.h"
 #include "g2c/assistant/assistant.h"
@@ -62,47 +63,18 @@ using g2c::assistant::run_cli;
 using g2c::assistant::run_evaluation;
 using g2c::assistant::USER_ROLE;
 using g2c::eval::normalized_match;
-using g2c::inference::Backend;
 using g2c::inference::BackendInfo;
-using g2c::inference::ChatBackend;
-using g2c::inference::ChatOptions;
-using g2c::inference::ChatResult;
-using g2c::inference::CompletionOptions;
 using g2c::inference::InferenceResult;
 using g2c::rag::Chunk;
 using g2c::rag::RetrievedChunk;
 using g2c::tools::make_calculator;
 using g2c::tools::ToolRegistry;
 using Json = nlohmann::json;
+using g2c::testing::FakeBackend;
+using g2c::testing::FakeChatBackend;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// A backend that answers with canned completions in order and keeps every call; once they run
-/// out it throws, as a server that went away would.
-class FakeBackend : public Backend {
- public:
-  struct Call {
-    std::string prompt;
-    CompletionOptions options;
-  };
-  explicit FakeBackend(std::vector<std::string> completions)
-      : completions_(std::move(completions)), info_("fake", "fake-model") {}
-  const BackendInfo& info() const override { return info_; }
-  InferenceResult complete(const std::string& prompt, const CompletionOptions& options) override {
-    if (next_ >= completions_.size()) {
-      throw std::logic_error("FakeBackend exhausted: prompt was " + prompt);
-    }
-    calls.push_back({prompt, options});
-    return InferenceResult(prompt, completions_[next_++], 1, 1, 1.0, info_);
-  }
-  std::vector<Call> calls;
-
- private:
-  std::vector<std::string> completions_;
-  std::size_t next_ = 0;
-  BackendInfo info_;
-};
 
 std::string final_answer_completion(const std::string& answer) {
   return "Thought: I have the answer.\nFinal Answer: " + answer;
@@ -120,46 +92,6 @@ std::string planning_completion() {
 std::vector<std::string> repeated(const std::string& completion, std::size_t times) {
   return std::vector<std::string>(times, completion);
 }
-
-/// A chat backend that answers chat_with_tools with canned replies in order (each the reply's text
-/// and its tool calls, a call id added where one is missing) and keeps every call; complete()
-/// answers the planning phase with a one-step plan.
-class FakeChatBackend : public ChatBackend {
- public:
-  struct Reply {
-    std::string content;
-    std::vector<Json> tool_calls;  // {"name", "arguments"}
-  };
-  explicit FakeChatBackend(std::vector<Reply> replies)
-      : replies_(std::move(replies)), info_("fake-chat", "fake-chat-model") {}
-  const BackendInfo& info() const override { return info_; }
-  InferenceResult complete(const std::string& prompt, const CompletionOptions&) override {
-    return InferenceResult(prompt, "Goal: do the thing.\n1. step one", 1, 1, 1.0, info_);
-  }
-  ChatResult chat_with_tools(const Json& messages, const Json&, const ChatOptions&) override {
-    if (next_ >= replies_.size()) {
-      throw std::logic_error("FakeChatBackend exhausted: last messages were " + messages.dump());
-    }
-    calls.push_back(messages);
-    const auto& reply = replies_[next_++];
-    auto tool_calls = Json::array();
-    for (std::size_t i = 0; i < reply.tool_calls.size(); ++i) {
-      const auto& raw = reply.tool_calls[i];
-      tool_calls.push_back(
-          {{"name", raw.at("name")},
-           {"arguments", raw.value("arguments", Json::object())},
-           {"call_id", raw.value("call_id", "call_" + std::to_string(i) + "_fake")}});
-    }
-    return ChatResult(messages, reply.content, tool_calls, 1, reply.content.empty() ? 0 : 1, 1.0,
-                      info_);
-  }
-  std::vector<Json> calls;  // the messages of each call
-
- private:
-  std::vector<Reply> replies_;
-  std::size_t next_ = 0;
-  BackendInfo info_;
-};
 
 using Replies = std::vector<FakeChatBackend::Reply>;
 
