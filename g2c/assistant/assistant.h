@@ -130,6 +130,15 @@ class Assistant {
   /// The Python edition refuses a non-string with an AssistantError; here it does not compile.
   AssistantTurn chat(std::nullptr_t, std::optional<bool> use_rag = std::nullopt) = delete;
 
+  /// The run that stands in for one that threw: no steps, no answer, stopped_reason "error",
+  /// metadata {"n_steps": 0, "n_tool_calls": 0, "error": error}.
+  static agent::AgentRunResult failed_run(std::string message, std::string_view error);
+
+  /// What the conversation records for a run without an answer: "(no answer — stopped:
+  /// <stopped_reason>)", or "(no answer — error: <what failed>)" for a failed run. The
+  /// terminal loop records the same note for a turn that failed before chat recorded it.
+  static std::string no_answer_note(const agent::AgentRunResult& run);
+
  private:
   /// The context block for this turn (format_context_block), or "" when there is no retriever or
   /// RAG is off (use_rag, else config.rag_enabled). Retrieves config.rag_k chunks for `query`;
@@ -147,14 +156,6 @@ class Assistant {
   /// The agent's run on `message`, whichever agent this is. Throws what the agent throws (a
   /// backend's failure included).
   agent::AgentRunResult run_agent(std::string_view message) const;
-
-  /// The run that stands in for one that threw: no steps, no answer, stopped_reason "error",
-  /// metadata {"n_steps": 0, "n_tool_calls": 0, "error": error}.
-  static agent::AgentRunResult failed_run(std::string message, std::string_view error);
-
-  /// What the conversation records for a run without an answer: "(no answer — stopped:
-  /// <stopped_reason>)", or "(no answer — error: <what failed>)" for a failed run.
-  static std::string no_answer_note(const agent::AgentRunResult& run);
 
   inference::Backend* backend_;
   g2c::tools::ToolRegistry registry_;

@@ -11,6 +11,7 @@
 
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"
+#include "g2c/core/strip.h"
 #include "g2c/tokenizer/utf8.h"
 
 namespace g2c::assistant {
@@ -28,12 +29,6 @@ const std::string_view CLI_HELP =
     "Anything else is a message to the assistant.\n";
 
 namespace {
-
-std::string_view trimmed(std::string_view text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(" \t\r\n") - first + 1);
-}
 
 /// The answer (or why there is none) and a footer of the turn's metadata.
 void print_turn(const AssistantTurn& turn, std::ostream& out) {
@@ -85,7 +80,7 @@ nlohmann::json transcript(const Assistant& assistant) {
 /// /save <path>: the path as typed (quotes around it dropped, "~/" for the home folder), its folder
 /// checked first, so that a typo says so instead of creating folders nobody asked for.
 void save(const Assistant& assistant, std::string_view argument, std::ostream& out) {
-  std::string text(trimmed(argument));
+  std::string text = g2c::strip(argument);
   if (text.size() >= 2 && (text.front() == '"' || text.front() == '\'') &&
       text.back() == text.front()) {
     text = text.substr(1, text.size() - 2);
@@ -167,7 +162,7 @@ void run_cli(Assistant& assistant, std::istream& in, std::ostream& out, std::str
       out << "(eof)\n";
       return;
     }
-    const auto line = trimmed(raw);
+    const auto line = g2c::strip(raw);
     if (line.empty()) return;
     if (line.front() == '/') {
       if (!run_command(assistant, line, out)) return;
@@ -187,8 +182,9 @@ void run_cli(Assistant& assistant, std::istream& in, std::ostream& out, std::str
       out << "(error: " << error.what() << ")\n";
       // chat failed before it recorded the turn (a retriever that failed): keep what was typed,
       // so that /history and /save still have it.
-      assistant.conversation().add_user(std::string(line));
-      assistant.conversation().add_assistant(fmt::format("(no answer — error: {})", error.what()));
+      assistant.conversation().add_user(line);
+      assistant.conversation().add_assistant(
+          Assistant::no_answer_note(Assistant::failed_run(line, error.what())));
     }
   }
 }
