@@ -12,7 +12,8 @@ program sees a real terminal: line discipline, echo, Ctrl-D):
    turns (each answered with the footer of steps and tool calls), the note that the prompt shows
    only the last --history messages, /history, /save to a file (read back: the messages, the
    config and both turns), /save to a folder that does not exist (refused, the session goes on),
-   /reset, /quit (exit status 0).
+   a third turn whose answer arrives in pieces while it is generated and is shown once, /reset,
+   /quit (exit status 0).
 2. A server that is not there (--url on a closed port): a turn fails with "(error: …)", the
    session goes on, /history still holds what was typed, Ctrl-D ends it (exit status 0).
 3. --once against the same missing server: exit status 1 and the reason on stderr.
@@ -48,6 +49,7 @@ class Session:
                                         env=env, close_fds=True)
         os.close(slave)
         self.seen = ""  # everything read so far
+        self.chunks: list[str] = []  # each read, as it came
 
     def expect(self, text: str, timeout: float = TIMEOUT) -> str:
         """Reads until `text` appears after what earlier expects consumed; returns what was read
@@ -68,7 +70,9 @@ class Session:
             if not chunk:
                 raise AssertionError(f"the program ended before {text!r}; last output: "
                                      f"{self.seen[-400:]!r}")
-            self.seen += chunk.decode("utf-8", "replace").replace("\r\n", "\n")
+            piece = chunk.decode("utf-8", "replace").replace("\r\n", "\n")
+            self.chunks.append(piece)
+            self.seen += piece
         at = self.seen.index(text) + len(text)
         read, self.seen = self.seen[:at], self.seen[at:]
         return read
@@ -140,6 +144,18 @@ def main(argv: list[str]) -> int:
                       f"saved turns/config {transcript['turns']!r} {transcript['config']!r}")
                 session.type(f"/save {folder}/no/such/folder/chat.json\n")
                 check("does not exist" in session.expect("? "), "/save into a missing folder")
+                # A reply shows word by word while it is generated, and only once.
+                before = len(session.chunks)
+                session.type("What is the capital of France?\n")
+                turn = session.expect("? ")
+                lines = [line for line in turn.splitlines() if line.strip()]
+                answer = lines[1] if len(lines) > 2 else ""
+                pieces = [chunk for chunk in session.chunks[before:]
+                          if chunk.strip() and chunk.strip() in answer]
+                check("Paris" in answer and turn.count(answer) == 1,
+                      f"the answer, once: {turn!r}")
+                check(len(pieces) >= 2, f"the answer arrived in one piece, not streamed: "
+                                        f"{session.chunks[before:]!r}")
                 session.type("/reset\n")
                 check("(conversation cleared)" in session.expect("? "), "/reset")
                 session.type("/quit\n")

@@ -1441,3 +1441,35 @@ TEST_CASE("TestModuleExports::tool_error_is_distinct_from_agent_error", "[clean]
   STATIC_REQUIRE_FALSE(std::is_base_of_v<g2c::tools::ToolError, AgentError>);
   STATIC_REQUIRE_FALSE(std::is_base_of_v<AgentError, g2c::tools::ToolError>);
 }
+
+TEST_CASE("each_step_is_shown_as_soon_as_it_is_recorded") {
+  // options.on_step sees every step once, in order, as it is recorded: a call with its
+  // observation before the next backend call; the plan is not a step. A terminal shows the
+  // tools at work this way.
+  std::vector<std::string> seen;
+  const auto watch = [&seen](const AgentStep& step) {
+    seen.push_back(step.action ? step.action->tool() + " = " +
+                                     (step.observation ? step.observation->output() : "?")
+                               : step.final_answer.value_or("(stuck)"));
+  };
+  FakeChatBackend chat(Replies{{"", {calculator_call("12 * 9")}}, {"12 * 9 is 108.", {}}});
+  std::size_t calls_when_first_seen = 0;
+  auto native = native_options({.max_steps = 5, .plan = true});
+  native.on_step = [&](const AgentStep& step) {
+    if (seen.empty()) calls_when_first_seen = chat.calls.size();
+    watch(step);
+  };
+  NativeAgent(chat, calculator_registry(), native).run("what is 12*9?");
+  CHECK(seen == std::vector<std::string>{"calculator = 108", "12 * 9 is 108."});
+  CHECK(calls_when_first_seen == 1);
+
+  seen.clear();
+  FakeBackend text(
+      {"Goal: multiply\n1. use the calculator",
+       "Thought: multiply\nAction: calculator\nAction Input: {\"expression\": \"12 * 9\"}",
+       "Thought: done\nFinal Answer: 108"});
+  AgentOptions react{.max_steps = 5, .plan = true};
+  react.on_step = watch;
+  Agent(text, calculator_registry(), react).run("what is 12*9?");
+  CHECK(seen == std::vector<std::string>{"calculator = 108", "108"});
+}

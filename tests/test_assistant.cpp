@@ -1513,6 +1513,41 @@ TEST_CASE("a_line_without_a_final_newline_is_still_sent") {
   CHECK(a.conversation().size() == 2);
 }
 
+TEST_CASE("a_turn_shows_its_tool_calls_and_words_as_they_come") {
+  // The terminal watches the turn: a line for the calculator's call once its result is in, then
+  // the answer as the backend streams it, shown once; afterwards the assistant is unwatched.
+  auto [a, backend] = make_native_assistant(
+      Replies{{"", {{{"name", "calculator"}, {"arguments", {{"expression", "12 * 9"}}}}}},
+              {"12 times 9 is 108.", {}}},
+      ToolRegistry({g2c::tools::make_calculator()}));
+  const auto text = run_cli_on(a, "What is 12 * 9?\n\n");
+  INFO(text);
+  const auto call = text.find("  -> calculator {\"expression\":\"12 * 9\"} = 108\n");
+  const auto answer = text.find("12 times 9 is 108.\n");
+  REQUIRE(call != std::string::npos);
+  REQUIRE(answer != std::string::npos);
+  CHECK(call < answer);
+  CHECK(text.find("12 times 9 is 108.", answer + 1) == std::string::npos);  // not printed twice
+  CHECK_THAT(text, Contains("[2 steps, 1 tool calls"));
+  REQUIRE(backend->calls.size() == 2);
+  CHECK(static_cast<bool>(backend->calls[0].options.on_text));
+  std::visit(
+      [](const auto& agent) {
+        CHECK_FALSE(static_cast<bool>(agent.options().sampling.on_text));
+        CHECK_FALSE(static_cast<bool>(agent.options().on_step));
+      },
+      a.agent());
+}
+
+TEST_CASE("an_answer_that_was_not_streamed_is_printed_when_the_turn_ends") {
+  // A backend that cannot stream (here the ReAct text channel's scripted one): the answer is
+  // printed once the turn is over, still exactly once.
+  auto [a, backend] = make_assistant({final_answer_completion("Paris, of course.")}, no_plan());
+  const auto text = run_cli_on(a, "capital of France?\n\n");
+  CHECK_THAT(text, Contains("Paris, of course.\n"));
+  CHECK(text.find("Paris, of course.") == text.rfind("Paris, of course."));
+}
+
 TEST_CASE("save_checks_the_folder_and_writes_atomically", "[clean]") {
   // /save into a folder that does not exist says so (and creates nothing); a good path is written
   // through a temporary file and a rename: afterwards the folder holds the transcript alone, and

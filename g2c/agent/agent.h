@@ -27,6 +27,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -56,6 +57,10 @@ struct AgentOptions {
   std::optional<std::int64_t> scratchpad_max_chars = std::nullopt;  // > 0; nullopt: no cap
   inference::CompletionOptions sampling =
       inference::CompletionOptions().with_max_new_tokens(512).with_temperature(0.2);
+  /// Each step as soon as it is recorded (an action's observation in): a terminal shows the tools
+  /// at work while the run goes on. Empty: nobody watches. (sampling.on_text shows each step's
+  /// text while it is generated; the plan is neither.)
+  std::function<void(const AgentStep&)> on_step = {};
 };
 
 /// AgentError for max_steps <= 0 or a scratchpad_max_chars <= 0, naming `who` ("Agent").

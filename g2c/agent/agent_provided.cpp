@@ -109,6 +109,7 @@ AgentRunResult Agent::run(std::string_view user_message) const {
     auto outcome = decide_step(parsed, inference, result.steps);
     if (outcome.remember) scratchpad.append(outcome.step);
     result.steps.push_back(std::move(outcome.step));
+    if (options_.on_step) options_.on_step(result.steps.back());
     if (outcome.stop_reason) {
       result.stopped_reason = *outcome.stop_reason;
       result.final_answer = result.steps.back().final_answer;

@@ -101,6 +101,10 @@ AgentRunResult NativeAgent::run(std::string_view user_message) const {
   const auto chat = inference::ChatOptions::from_sampling(options_.sampling, options_.think);
 
   std::int64_t rescued_calls = 0;
+  const auto record = [&](AgentStep step) {
+    result.steps.push_back(std::move(step));
+    if (options_.on_step) options_.on_step(result.steps.back());
+  };
   for (std::int64_t i = 0; i < options_.max_steps; ++i) {
     const auto messages = history_to_messages(system_, user_message, result.plan, result.steps);
     const auto reply = chat_->chat_with_tools(messages, specs, chat);
@@ -116,14 +120,13 @@ AgentRunResult NativeAgent::run(std::string_view user_message) const {
     rescued_calls += rescued ? 1 : 0;
 
     if (!action && !reply.content.empty()) {
-      result.steps.push_back(AgentStep::final(inference, "", reply.content));
+      record(AgentStep::final(inference, "", reply.content));
       result.final_answer = reply.content;
       result.stopped_reason = "final_answer";
       break;
     }
     if (!action) {
-      result.steps.push_back(
-          AgentStep::stuck(inference, "", "empty response (no content, no tool_calls)"));
+      record(AgentStep::stuck(inference, "", "empty response (no content, no tool_calls)"));
       if (options_.halt_on_stuck) {
         result.stopped_reason = "no_progress";
         break;
@@ -133,8 +136,8 @@ AgentRunResult NativeAgent::run(std::string_view user_message) const {
     const bool repeated =
         options_.loop_detection && previous_action_key(result.steps) == action_key(*action);
     // Any text beside a call is the model's thought.
-    result.steps.push_back(AgentStep::act(inference, reply.content, *action,
-                                          observe(registry_, *action, result.steps.size())));
+    record(AgentStep::act(inference, reply.content, *action,
+                          observe(registry_, *action, result.steps.size())));
     if (repeated) {
       result.stopped_reason = "duplicate_action";
       break;

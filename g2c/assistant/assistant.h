@@ -34,6 +34,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -119,6 +120,11 @@ class Assistant {
 
   /// Clears the conversation and the turns; the agent and the settings stay.
   void reset();
+  /// Later turns show themselves while they run: each backend call's text goes to `on_text` as it
+  /// is generated (by a backend that can stream; see inference::TextSink), each agent step to
+  /// `on_step` once it is recorded. Empty functions: nobody watches (the default). The terminal
+  /// loop watches its turns this way.
+  void watch(inference::TextSink on_text, std::function<void(const agent::AgentStep&)> on_step);
 
   /// Your work: one turn (the top of this file shows it): the history rendered, the context
   /// retrieved (use_rag: this turn's override of config.rag_enabled; nullopt: the config decides),

@@ -1,6 +1,9 @@
 // Module 20 — the provided half of assistant.h: construction, retrieval, the message the agent
 // is asked, and the pieces chat uses when a run fails.
 #include <exception>
+#include <type_traits>
+#include <utility>
+#include <variant>
 
 #include <fmt/format.h>
 
@@ -76,6 +79,20 @@ Assistant::Assistant(inference::Backend& backend, g2c::tools::ToolRegistry regis
 void Assistant::reset() {
   conversation_.clear();
   turns_.clear();
+}
+
+void Assistant::watch(inference::TextSink on_text,
+                      std::function<void(const agent::AgentStep&)> on_step) {
+  // The agents take their options once, at construction: the same agent again, watched.
+  std::visit(
+      [&](auto& agent) {
+        auto options = agent.options();
+        options.sampling.on_text = std::move(on_text);
+        options.on_step = std::move(on_step);
+        agent =
+            std::decay_t<decltype(agent)>(agent.backend(), agent.registry(), std::move(options));
+      },
+      agent_);
 }
 
 std::string Assistant::maybe_retrieve(std::string_view query, std::optional<bool> use_rag) const {

@@ -5,6 +5,8 @@
 #include <exception>
 #include <filesystem>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -30,11 +32,71 @@ const std::string_view CLI_HELP =
 
 namespace {
 
-/// The answer (or why there is none) and a footer of the turn's metadata.
-void print_turn(const AssistantTurn& turn, std::ostream& out) {
+std::string first_chars(std::string_view text, std::size_t n) {
+  return std::string(g2c::tokenizer::utf8_prefix(text, n));
+}
+
+/// A turn while it runs: the model's text as it is generated, a line for each tool call once its
+/// result is in. Remembers the text of the last step, so that an answer already on the screen
+/// is not printed again.
+class LiveTurn {
+ public:
+  explicit LiveTurn(std::ostream& out) : out_(&out) {}
+
+  void text(std::string_view piece) {
+    *out_ << piece << std::flush;
+    step_text_ += piece;
+    line_open_ = !step_text_.empty() && step_text_.back() != '\n';
+  }
+
+  void step(const agent::AgentStep& step) {
+    end_line();
+    if (step.action) {
+      const auto& observation = step.observation;
+      *out_ << fmt::format("  -> {} {} {} {}\n", step.action->tool(),
+                           step.action->arguments().dump(),
+                           observation && observation->is_error() ? "failed:" : "=",
+                           observation ? first_chars(observation->output(), 200) : "");
+    } else if (step.parse_error) {
+      *out_ << fmt::format("  (a step the agent could not read: {})\n",
+                           first_chars(*step.parse_error, 200));
+    }
+    last_step_text_ = std::exchange(step_text_, "");
+  }
+
+  /// A newline after text that stopped mid-line (the turn ended or failed while it streamed).
+  void end_line() {
+    if (line_open_) *out_ << "\n";
+    line_open_ = false;
+  }
+
+  /// Whether the last step's text, already shown, ends with `answer`.
+  bool showed(std::string_view answer) const {
+    const auto shown = g2c::strip(last_step_text_ + step_text_);
+    const auto wanted = g2c::strip(answer);
+    return !wanted.empty() && shown.size() >= wanted.size() &&
+           shown.compare(shown.size() - wanted.size(), wanted.size(), wanted) == 0;
+  }
+
+  void start() {
+    step_text_.clear();
+    last_step_text_.clear();
+    line_open_ = false;
+  }
+
+ private:
+  std::ostream* out_;
+  std::string step_text_;       // the text of the step being generated
+  std::string last_step_text_;  // the text of the step recorded last
+  bool line_open_ = false;
+};
+
+/// The answer (or why there is none), unless `live` already showed it, and a footer of the turn's
+/// metadata.
+void print_turn(const AssistantTurn& turn, const LiveTurn& live, std::ostream& out) {
   const auto& run = turn.agent_run;
   if (turn.final_answer) {
-    out << *turn.final_answer << "\n";
+    if (!live.showed(*turn.final_answer)) out << *turn.final_answer << "\n";
   } else if (run.stopped_reason == "error") {
     out << "(error: " << run.metadata.value("error", std::string("unknown")) << ")\n";
   } else {
@@ -42,9 +104,8 @@ void print_turn(const AssistantTurn& turn, std::ostream& out) {
     std::string last_result;
     for (auto step = run.steps.rbegin(); step != run.steps.rend(); ++step) {
       if (step->action && step->observation) {
-        last_result =
-            fmt::format("; {} returned: {}", step->action->tool(),
-                        std::string(g2c::tokenizer::utf8_prefix(step->observation->output(), 200)));
+        last_result = fmt::format("; {} returned: {}", step->action->tool(),
+                                  first_chars(step->observation->output(), 200));
         break;
       }
     }
@@ -153,6 +214,14 @@ bool run_command(Assistant& assistant, std::string_view line, std::ostream& out)
 }  // namespace
 
 void run_cli(Assistant& assistant, std::istream& in, std::ostream& out, std::string_view prompt) {
+  LiveTurn live(out);
+  assistant.watch([&live](std::string_view piece) { live.text(piece); },
+                  [&live](const agent::AgentStep& step) { live.step(step); });
+  // The watchers write to `out`, which this loop does not own: unhook them however it ends.
+  struct Unwatch {
+    Assistant& assistant;
+    ~Unwatch() { assistant.watch({}, {}); }
+  } unwatch{assistant};
   out << "(" << assistant.config().name
       << " ready — type /help for commands, blank line to exit)\n";
   std::string raw;
@@ -169,7 +238,10 @@ void run_cli(Assistant& assistant, std::istream& in, std::ostream& out, std::str
       continue;
     }
     try {
-      print_turn(assistant.chat(line), out);
+      live.start();
+      const auto turn = assistant.chat(line);
+      live.end_line();
+      print_turn(turn, live, out);
       // The history cap at work: say when earlier messages leave the next turn's prompt.
       const auto cap = assistant.conversation().max_messages();
       const auto size = static_cast<std::int64_t>(assistant.conversation().size());
@@ -179,6 +251,7 @@ void run_cli(Assistant& assistant, std::istream& in, std::ostream& out, std::str
     } catch (const NotImplementedError&) {
       throw;  // unwritten course code: end here, with the TODO's message
     } catch (const std::exception& error) {
+      live.end_line();
       out << "(error: " << error.what() << ")\n";
       // chat failed before it recorded the turn (a retriever that failed): keep what was typed,
       // so that /history and /save still have it.

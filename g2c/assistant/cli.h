@@ -2,12 +2,18 @@
 //
 //   (g2c-assistant ready — type /help for commands, blank line to exit)
 //   ? What is 12 * 9?
-//   108
+//     -> calculator {"expression":"12 * 9"} = 108
+//   12 times 9 is 108.
 //     [2 steps, 1 tool calls, no-rag, no-plan]
 //   ? /save runs/chat.json
 //   (saved to runs/chat.json)
 //   ? /quit
 //   (exiting)
+//
+// A turn shows itself while it runs (Assistant::watch): the model's words as they are generated,
+// when the backend streams (SmolLM2 in this process, g2c-serve or Ollama over HTTP), and a line
+// for each tool call once its result is in. An answer already shown that way is not printed
+// again; from a backend that cannot stream (a course model) it appears when the turn ends.
 //
 // Anything that does not start with "/" is a message for Assistant::chat; a line starting with
 // "/" is a command (CLI_HELP lists them). Once the conversation is longer than the history the
@@ -37,8 +43,9 @@ namespace g2c::assistant {
 extern const std::string_view CLI_HELP;
 
 /// The loop: prints a banner, then for each line read from `in`: a command, or a chat turn whose
-/// answer (or "(error: …)", or "(stuck — <reason>; <tool> returned: <its last result>)") and a
-/// footer of its metadata go to `out`.
+/// text and tool calls as they happen, answer (unless its text already showed it; or "(error:
+/// …)", or "(stuck — <reason>; <tool> returned: <its last result>)") and a footer of its metadata
+/// go to `out`. The assistant is watched while the loop runs and not after.
 /// Each input line is preceded by `prompt` on `out`. Ends on /exit or /quit, a blank line, or the
 /// end of the input (a last line without a newline is still sent). Throws only a
 /// NotImplementedError (unwritten course code); every other error is printed and the loop goes on.

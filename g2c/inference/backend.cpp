@@ -97,6 +97,7 @@ ChatOptions ChatOptions::from_sampling(const CompletionOptions& sampling,
   options.top_k = sampling.top_k;
   options.top_p = sampling.top_p;
   options.think = think;
+  options.on_text = sampling.on_text;
   return options;
 }
 

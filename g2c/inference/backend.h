@@ -8,6 +8,8 @@
 //                    both sides, the wall-clock latency, the backend's info, free-form metadata
 //   ChatResult       one chat turn's answer (a message and any tool calls), for /api/chat
 //   Backend          info() and complete(prompt, options); temperature 0 is greedy (module 11)
+//   TextSink         where a reply's text goes while it is generated (options.on_text), for a
+//                    terminal that shows it word by word
 //   ChatBackend      a Backend that also chats with tools (Ollama's /api/chat): module 18's
 //                    native channel
 //
@@ -17,9 +19,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -90,6 +94,13 @@ struct ChatResult {
   nlohmann::json metadata;
 };
 
+/// Where a reply's text goes while it is generated: each piece as soon as it is whole (a UTF-8
+/// character is never split), in order; together the pieces are the reply's text. A terminal
+/// prints them, so an answer appears word by word. A backend that cannot stream (a student's
+/// complete, a course artifact, a schema-constrained tool call) never calls it: its text arrives
+/// with the result only.
+using TextSink = std::function<void(std::string_view piece)>;
+
 /// The sampling settings every backend understands (module 11's, by the names Ollama uses in
 /// `options`: num_predict is max_new_tokens). temperature 0 is greedy decoding.
 struct CompletionOptions {
@@ -97,6 +108,7 @@ struct CompletionOptions {
   double temperature = 1.0;
   std::optional<std::int64_t> top_k;  // nullopt: no top-k
   std::optional<double> top_p;        // nullopt: no nucleus
+  TextSink on_text;                   // empty: the text arrives with the result only
 
   CompletionOptions& with_max_new_tokens(std::int64_t value) {
     max_new_tokens = value;
@@ -112,6 +124,10 @@ struct CompletionOptions {
   }
   CompletionOptions& with_top_p(std::optional<double> value) {
     top_p = value;
+    return *this;
+  }
+  CompletionOptions& with_on_text(TextSink sink) {
+    on_text = std::move(sink);
     return *this;
   }
   /// {"max_new_tokens", "temperature", "top_k", "top_p"} (null for an unset one): what a result's
@@ -138,6 +154,7 @@ struct ChatOptions {
   std::optional<std::int64_t> top_k;
   std::optional<double> top_p;
   std::optional<bool> think;  // sent only when set: the server decides otherwise
+  TextSink on_text;           // the reply's text while it comes; empty: with the result only
 
   ChatOptions& with_max_new_tokens(std::int64_t value) {
     max_new_tokens = value;
@@ -151,8 +168,12 @@ struct ChatOptions {
     think = value;
     return *this;
   }
-  /// The same sampling settings as `sampling`, and `think`: how a loop written for complete()
-  /// calls chat_with_tools.
+  ChatOptions& with_on_text(TextSink sink) {
+    on_text = std::move(sink);
+    return *this;
+  }
+  /// The same sampling settings (and text sink) as `sampling`, and `think`: how a loop written for
+  /// complete() calls chat_with_tools.
   static ChatOptions from_sampling(const CompletionOptions& sampling,
                                    std::optional<bool> think = std::nullopt);
 };

@@ -1,6 +1,8 @@
 #include "g2c/inference/http.h"
 
 #include <cmath>
+#include <cstdint>
+#include <exception>
 
 #include <fmt/format.h>
 
@@ -44,14 +46,46 @@ HttpResponse http_send(const HttpRequest& request, double timeout_seconds) {
       headers.emplace(key, value);
     }
   }
-  httplib::Result result = request.method == "GET"
-                               ? client.Get(path, headers)
-                               : client.Post(path, headers, request.body, content_type);
+  if (!request.on_body) {
+    httplib::Result result = request.method == "GET"
+                                 ? client.Get(path, headers)
+                                 : client.Post(path, headers, request.body, content_type);
+    if (!result) {
+      throw NetworkError(fmt::format("{} {}: {}", request.method, request.url,
+                                     httplib::to_string(result.error())));
+    }
+    return {result->status, result->body};
+  }
+  // Streamed: the body is handed on chunk by chunk as it is read. What the callback throws is
+  // kept and rethrown here, after the connection is closed, never through the library.
+  httplib::Request streamed;
+  streamed.method = request.method;
+  streamed.path = path;
+  streamed.headers = headers;
+  if (request.method != "GET") {
+    streamed.body = request.body;
+    streamed.set_header("Content-Type", content_type);
+  }
+  std::string body;
+  std::exception_ptr failure;
+  streamed.content_receiver = [&](const char* data, std::size_t size, std::uint64_t,
+                                  std::uint64_t) {
+    body.append(data, size);
+    try {
+      request.on_body(std::string_view(data, size));
+    } catch (...) {
+      failure = std::current_exception();
+      return false;  // stop reading
+    }
+    return true;
+  };
+  httplib::Result result = client.send(streamed);
+  if (failure) std::rethrow_exception(failure);
   if (!result) {
     throw NetworkError(
         fmt::format("{} {}: {}", request.method, request.url, httplib::to_string(result.error())));
   }
-  return {result->status, result->body};
+  return {result->status, std::move(body)};
 #else
   (void)timeout_seconds;
   throw NetworkError(fmt::format(

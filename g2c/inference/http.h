@@ -8,6 +8,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace g2c::inference {
 
@@ -16,6 +17,10 @@ struct HttpRequest {
   std::string url;  // "http://host:port/path"
   std::map<std::string, std::string> headers;
   std::string body;
+  /// When set, the answer's body as it arrives, in the chunks the network delivers (a streamed
+  /// reply read while it comes); the response still carries the whole body. A transport that
+  /// cannot stream (a test's fake) may leave it uncalled: the body then arrives all at once.
+  std::function<void(std::string_view chunk)> on_body = {};
 };
 
 struct HttpResponse {

@@ -95,9 +95,12 @@ class OllamaBackend : public ChatBackend {
   /// POST {base_url}/api/chat with the messages, the tool specs (left out when null or empty) and
   /// think (when set). The reply's tool calls come back flat, {"name", "arguments" (an object,
   /// parsed when the server sent a JSON string), "call_id" (the server's "id", or a fresh
-  /// "call_…")}; calls without a name are skipped. ValueError for messages that are not a
-  /// non-empty array or max_new_tokens <= 0; OllamaError as for complete, and for an answer
-  /// without "message".
+  /// "call_…")}; calls without a name are skipped. With options.on_text the request asks for a
+  /// stream ("stream": true) and each line's content goes to the sink as it arrives; the result is
+  /// the same as without (pieces joined, tool calls gathered, the done line's counts). ValueError
+  /// for messages that are not a non-empty array or max_new_tokens <= 0; OllamaError as for
+  /// complete, for an answer without "message", and for a streamed line that is not JSON or
+  /// carries an "error".
   ChatResult chat_with_tools(const nlohmann::json& messages, const nlohmann::json& tools = nullptr,
                              const ChatOptions& options = {}) override;
 

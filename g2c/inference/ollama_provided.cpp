@@ -1,6 +1,9 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <optional>
+#include <string_view>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -28,6 +31,81 @@ std::optional<std::int64_t> count(const nlohmann::json& data, const char* key) {
   if (!data.contains(key) || !data[key].is_number_integer()) return std::nullopt;
   return data[key].get<std::int64_t>();
 }
+
+// A streamed /api/chat reply, one JSON object a line ({"message": {"content": piece, …}, "done":
+// false}, …, then the done line with the counts): each piece goes to the sink as soon as its line
+// is whole; the pieces, any tool calls and the done line's fields are gathered into the one
+// object a reply without streaming would have been.
+class ChatStream {
+ public:
+  explicit ChatStream(const TextSink& on_text) : on_text_(&on_text) {}
+
+  // Bytes as the transport reads them; lines may arrive in pieces.
+  void feed(std::string_view chunk) {
+    fed_ += chunk.size();
+    pending_ += chunk;
+    for (auto end = pending_.find('\n'); end != std::string::npos; end = pending_.find('\n')) {
+      const auto line = pending_.substr(0, end);
+      pending_.erase(0, end + 1);
+      take(line);
+    }
+  }
+
+  // The reply as one object: what the transport did not hand to feed (all of it, for a transport
+  // that cannot stream), the last line, then {"message": {"role", "content", "tool_calls"}} and
+  // the done line's counts. OllamaError for a line that is not JSON, an error line, or no lines.
+  nlohmann::json finish(const std::string& body, const std::string& url) {
+    if (fed_ < body.size()) feed(std::string_view(body).substr(fed_));
+    if (!pending_.empty()) take(std::exchange(pending_, ""));
+    if (error_) throw OllamaError(fmt::format("Ollama error from {}: {}", url, *error_));
+    if (bad_line_ || lines_ == 0) {
+      throw OllamaError(fmt::format("Ollama returned a non-JSON response from {}: {}", url,
+                                    bad_line_.value_or("(empty)")));
+    }
+    auto data = done_.is_object() ? done_ : nlohmann::json::object();
+    data["message"] = {{"role", "assistant"}, {"content", content_}, {"tool_calls", calls_}};
+    return data;
+  }
+
+ private:
+  void take(const std::string& line) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos) return;
+    ++lines_;
+    const auto data = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (!data.is_object()) {
+      if (!bad_line_) bad_line_ = line.substr(0, 200);
+      return;
+    }
+    if (data.contains("error")) {
+      if (!error_)
+        error_ =
+            data["error"].is_string() ? data["error"].get<std::string>() : data["error"].dump();
+      return;
+    }
+    if (data.contains("message") && data["message"].is_object()) {
+      const auto& message = data["message"];
+      if (message.contains("content") && message["content"].is_string()) {
+        const auto piece = message["content"].get<std::string>();
+        content_ += piece;
+        if (!piece.empty() && *on_text_) (*on_text_)(piece);
+      }
+      if (message.contains("tool_calls") && message["tool_calls"].is_array()) {
+        for (const auto& call : message["tool_calls"]) calls_.push_back(call);
+      }
+    }
+    if (data.value("done", false)) done_ = data;
+  }
+
+  const TextSink* on_text_;
+  std::size_t fed_ = 0;
+  std::string pending_;
+  std::size_t lines_ = 0;
+  std::string content_;
+  nlohmann::json calls_ = nlohmann::json::array();
+  nlohmann::json done_;
+  std::optional<std::string> error_;
+  std::optional<std::string> bad_line_;
+};
 
 }  // namespace
 
@@ -69,18 +147,22 @@ ChatResult OllamaBackend::chat_with_tools(const nlohmann::json& messages,
                              {"temperature", options.temperature}};
   if (options.top_k) sampling["top_k"] = *options.top_k;
   if (options.top_p) sampling["top_p"] = *options.top_p;
+  // Streamed only for a caller that watches the text: the reply is read line by line as it comes.
+  const bool streamed = static_cast<bool>(options.on_text);
   nlohmann::json body = {
-      {"model", model_id_}, {"messages", messages}, {"stream", false}, {"options", sampling}};
+      {"model", model_id_}, {"messages", messages}, {"stream", streamed}, {"options", sampling}};
   const bool has_tools = tools.is_array() && !tools.empty();
   if (has_tools) body["tools"] = tools;
   if (options.think) body["think"] = *options.think;
 
   const auto url = base_url_ + "/api/chat";
   const auto start = std::chrono::steady_clock::now();
+  HttpRequest request{"POST", url, {{"Content-Type", "application/json"}}, body.dump()};
+  ChatStream stream(options.on_text);
+  if (streamed) request.on_body = [&stream](std::string_view chunk) { stream.feed(chunk); };
   HttpResponse response;
   try {
-    response = transport_(
-        HttpRequest{"POST", url, {{"Content-Type", "application/json"}}, body.dump()}, timeout_);
+    response = transport_(request, timeout_);
   } catch (const NetworkError& error) {
     std::throw_with_nested(
         OllamaError(fmt::format("Could not reach Ollama at {}: {}", url, error.what())));
@@ -91,7 +173,9 @@ ChatResult OllamaBackend::chat_with_tools(const nlohmann::json& messages,
     throw OllamaError(fmt::format("Ollama HTTP error {} at {}: {}", response.status, url,
                                   response.body.substr(0, 200)));
   }
-  const auto data = nlohmann::json::parse(response.body, nullptr, /*allow_exceptions=*/false);
+  const auto data = streamed
+                        ? stream.finish(response.body, url)
+                        : nlohmann::json::parse(response.body, nullptr, /*allow_exceptions=*/false);
   if (data.is_discarded()) throw OllamaError("Ollama returned a non-JSON response from " + url);
   if (!data.is_object() || !data.contains("message") || !data["message"].is_object()) {
     throw OllamaError(fmt::format("Ollama chat response missing 'message' field: {}",

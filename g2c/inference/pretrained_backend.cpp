@@ -233,6 +233,25 @@ std::optional<GuidedCall> decode_guided_call(g2c::pretrained::PretrainedModel& p
   return call;
 }
 
+// generate_pretrained, with the reply's text passed to `on_text` (when set) as each token
+// completes it: whole UTF-8 characters, the end token left out, so the pieces add up to
+// decode(ids).
+g2c::pretrained::PretrainedGeneration generate_streamed(
+    g2c::pretrained::PretrainedModel& model, const std::vector<std::int64_t>& ids,
+    std::int64_t max_new_tokens, const g2c::sampling::GenerateOptions& sampling,
+    const TextSink& on_text) {
+  if (!on_text) return g2c::pretrained::generate_pretrained(model, ids, max_new_tokens, sampling);
+  g2c::pretrained::PretrainedTextStream stream(model.tokenizer);
+  const auto eos = model.tokenizer.eos_id();
+  auto generation = g2c::pretrained::generate_pretrained(
+      model, ids, max_new_tokens, sampling, [&](std::int64_t id) {
+        if (id == eos) return;
+        if (auto piece = stream.push(id); !piece.empty()) on_text(piece);
+      });
+  if (auto rest = stream.finish(); !rest.empty()) on_text(rest);
+  return generation;
+}
+
 }  // namespace
 
 PretrainedBackend::PretrainedBackend(std::shared_ptr<g2c::pretrained::PretrainedModel> model,
@@ -275,7 +294,7 @@ InferenceResult PretrainedBackend::complete(const std::string& prompt,
   torch::NoGradGuard no_grad;
   const auto start = std::chrono::steady_clock::now();
   const auto generation =
-      g2c::pretrained::generate_pretrained(*model_, ids, options.max_new_tokens, sampling);
+      generate_streamed(*model_, ids, options.max_new_tokens, sampling, options.on_text);
   const double latency_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   return InferenceResult(prompt, tokenizer.decode(generation.ids),
@@ -341,12 +360,12 @@ ChatResult PretrainedBackend::chat_with_tools(const nlohmann::json& messages,
                        continuation.data_ptr<std::int64_t>() + continuation.numel());
     }
   } else {
-    const auto generation =
-        g2c::pretrained::generate_pretrained(*model_, ids, options.max_new_tokens,
-                                             g2c::sampling::GenerateOptions()
-                                                 .temperature(options.temperature)
-                                                 .top_k(options.top_k)
-                                                 .top_p(options.top_p));
+    const auto generation = generate_streamed(*model_, ids, options.max_new_tokens,
+                                              g2c::sampling::GenerateOptions()
+                                                  .temperature(options.temperature)
+                                                  .top_k(options.top_k)
+                                                  .top_p(options.top_p),
+                                              options.on_text);
     reply_ids = generation.ids;
     stopped = generation.stopped;
   }

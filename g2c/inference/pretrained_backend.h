@@ -70,7 +70,8 @@ class PretrainedBackend : public ChatBackend {
 
   /// The reply (or, raw, the continuation) to `prompt`, stopping at the model's end token. Token
   /// counts are the rendered prompt's and the reply's; metadata {"sampling", "template" ("chatml"
-  /// or "raw"), "stopped" (the end token was reached)}. ValueError for an empty prompt,
+  /// or "raw"), "stopped" (the end token was reached)}. options.on_text sees the reply as it is
+  /// generated. ValueError for an empty prompt,
   /// max_new_tokens <= 0, or a prompt longer than the context leaves room for.
   InferenceResult complete(const std::string& prompt,
                            const CompletionOptions& options = {}) override;
@@ -83,7 +84,8 @@ class PretrainedBackend : public ChatBackend {
   /// ("The calculator tool returned: 41\nAnswer my question with it."), since the template has
   /// no role for it. When tools are given,
   /// the last message is the user's and tool_choice is Required, the reply is a call decoded
-  /// under the JSON grammar (masks memoised across calls); otherwise it is free text. metadata
+  /// under the JSON grammar (masks memoised across calls; not streamed: it is a call, not words);
+  /// otherwise it is free text, streamed to options.on_text as it is generated. metadata
   /// {"sampling", "constrained", "stopped"}. ValueError for messages that are not a non-empty
   /// array of objects with string role and content, max_new_tokens <= 0, or a conversation
   /// longer than the context leaves room for.

@@ -2,9 +2,15 @@
 // cpp-httplib's, bound to 127.0.0.1 on a free port for the length of one check. The request goes
 // out as sent and the answer comes back whatever its status; no server is a NetworkError; and
 // chat_with_tools works over the real wire as it does over the tests' fake transport.
+#include <algorithm>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -21,6 +27,104 @@ using g2c::inference::http_send;
 using g2c::inference::HttpRequest;
 using g2c::inference::NetworkError;
 using Json = nlohmann::json;
+
+namespace {
+
+// What /api/chat streams for "Hello wörld" and one calculator call: a JSON object a line.
+std::string streamed_reply() {
+  std::string body;
+  for (const char* piece : {"Hel", "lo ", "w\xc3\xb6rld"}) {
+    body +=
+        Json({{"message", {{"role", "assistant"}, {"content", piece}}}, {"done", false}}).dump() +
+        "\n";
+  }
+  body +=
+      Json(
+          {{"message",
+            {{"role", "assistant"},
+             {"content", ""},
+             {"tool_calls",
+              {{{"function", {{"name", "calculator"}, {"arguments", {{"expression", "1+1"}}}}}}}}}},
+           {"done", false}})
+          .dump() +
+      "\n";
+  body += Json({{"message", {{"role", "assistant"}, {"content", ""}}},
+                {"done", true},
+                {"prompt_eval_count", 9},
+                {"eval_count", 4}})
+              .dump() +
+          "\n";
+  return body;
+}
+
+// A transport that answers `body`, handing on_body (when the request has one) the first
+// `streamed` bytes in chunks of `chunk` bytes — lines and characters cut anywhere — and returning
+// the whole body, as http_send does.
+g2c::inference::HttpTransport answering(std::string body, std::size_t streamed, std::size_t chunk,
+                                        Json* sent = nullptr) {
+  return [=](const HttpRequest& request, double) {
+    if (sent) *sent = Json::parse(request.body);
+    for (std::size_t at = 0; request.on_body && at < std::min(streamed, body.size()); at += chunk) {
+      request.on_body(std::string_view(body).substr(at, std::min(chunk, streamed - at)));
+    }
+    return g2c::inference::HttpResponse{200, body};
+  };
+}
+
+const Json kHello = Json::array({{{"role", "user"}, {"content", "hello"}}});
+
+}  // namespace
+
+TEST_CASE("a_streamed_chat_reply_is_the_reply_it_would_be_whole", "[inference]") {
+  const auto body = streamed_reply();
+  // Streamed in chunks of 1, 5 or 64 bytes, half of it streamed, or none (a transport that cannot
+  // stream): the sink sees each piece once, in order, and the result is the same.
+  for (const std::size_t streamed : {body.size(), body.size() / 2, std::size_t{0}}) {
+    for (const std::size_t chunk : {1, 5, 64}) {
+      INFO("streamed " << streamed << " bytes in chunks of " << chunk);
+      Json sent;
+      g2c::inference::OllamaBackend backend("x:1", g2c::inference::OllamaOptions().with_transport(
+                                                       answering(body, streamed, chunk, &sent)));
+      std::vector<std::string> pieces;
+      const auto result = backend.chat_with_tools(
+          kHello, nullptr, g2c::inference::ChatOptions().with_on_text([&](std::string_view piece) {
+            pieces.emplace_back(piece);
+          }));
+      CHECK(sent["stream"] == true);
+      CHECK(pieces == std::vector<std::string>{"Hel", "lo ", "w\xc3\xb6rld"});
+      CHECK(result.content == "Hello w\xc3\xb6rld");
+      REQUIRE(result.tool_calls.size() == 1);
+      CHECK(result.tool_calls[0]["name"] == "calculator");
+      CHECK(result.tool_calls[0]["arguments"] == Json({{"expression", "1+1"}}));
+      CHECK(result.prompt_tokens == 9);
+      CHECK(result.completion_tokens == 4);
+    }
+  }
+  // Nobody watching: the request asks for one answer, as before.
+  Json sent;
+  const Json whole = {{"message", {{"role", "assistant"}, {"content", "hi"}}}, {"done", true}};
+  g2c::inference::OllamaBackend plain(
+      "x:1", g2c::inference::OllamaOptions().with_transport(answering(whole.dump(), 0, 1, &sent)));
+  CHECK(plain.chat_with_tools(kHello).content == "hi");
+  CHECK(sent["stream"] == false);
+}
+
+TEST_CASE("a_streamed_chat_reply_that_breaks_is_an_ollama_error", "[inference]") {
+  const auto watch = g2c::inference::ChatOptions().with_on_text([](std::string_view) {});
+  const auto line = [](const Json& value) { return value.dump() + "\n"; };
+  const auto piece = line({{"message", {{"content", "Hel"}}}, {"done", false}});
+  const auto reply = [&](std::string body) {
+    g2c::inference::OllamaBackend backend(
+        "x:1", g2c::inference::OllamaOptions().with_transport(answering(body, body.size(), 7)));
+    return backend.chat_with_tools(kHello, nullptr, watch);
+  };
+  // The server's own error line mid-stream (Ollama sends {"error": …}), a line that is not JSON,
+  // nothing at all: each one OllamaError saying what came back.
+  CHECK_THROWS_WITH(reply(piece + line({{"error", "model unloaded"}})), Contains("model unloaded"));
+  CHECK_THROWS_AS(reply(piece + "<html>proxy error</html>\n"), g2c::inference::OllamaError);
+  CHECK_THROWS_WITH(reply(piece + "<html>proxy error</html>\n"), Contains("non-JSON"));
+  CHECK_THROWS_WITH(reply(""), Contains("non-JSON"));
+}
 
 #if defined(G2C_HAVE_HTTPLIB)
 
@@ -124,6 +228,65 @@ TEST_CASE("chat_with_tools_over_a_real_connection", "[inference]") {
   CHECK(result.tool_calls[0]["arguments"]["expression"] == "12*9");
   CHECK(result.prompt_tokens == 5);
   CHECK(result.completion_tokens == 3);
+}
+
+TEST_CASE("a_streamed_reply_is_read_while_the_server_is_still_writing_it", "[inference]") {
+  // The server writes one line, then waits until the client has shown it (or 5 s pass) before it
+  // writes the rest: a client that read the whole answer first would see the piece only after
+  // the wait, and too late.
+  std::mutex mutex;
+  std::condition_variable shown;
+  bool first_shown = false;
+  bool shown_before_the_rest = false;
+  LocalServer server([&](httplib::Server& s) {
+    s.Post("/api/chat", [&](const httplib::Request&, httplib::Response& response) {
+      response.set_chunked_content_provider("application/x-ndjson", [&](std::size_t,
+                                                                        httplib::DataSink& sink) {
+        const auto first = Json({{"message", {{"content", "Hel"}}}, {"done", false}}).dump() + "\n";
+        sink.write(first.data(), first.size());
+        {
+          std::unique_lock lock(mutex);
+          shown_before_the_rest =
+              shown.wait_for(lock, std::chrono::seconds(5), [&] { return first_shown; });
+        }
+        const auto rest =
+            Json({{"message", {{"content", "lo"}}}, {"done", false}}).dump() + "\n" +
+            Json({{"message", {{"content", ""}}}, {"done", true}, {"eval_count", 2}}).dump() + "\n";
+        sink.write(rest.data(), rest.size());
+        sink.done();
+        return true;
+      });
+    });
+  });
+  g2c::inference::OllamaBackend backend(
+      "x:1", g2c::inference::OllamaOptions().with_base_url(server.url("")));
+  std::vector<std::string> pieces;
+  const auto result = backend.chat_with_tools(
+      kHello, nullptr, g2c::inference::ChatOptions().with_on_text([&](std::string_view piece) {
+        pieces.emplace_back(piece);
+        std::lock_guard lock(mutex);
+        first_shown = true;
+        shown.notify_all();
+      }));
+  CHECK(shown_before_the_rest);
+  CHECK(pieces == std::vector<std::string>{"Hel", "lo"});
+  CHECK(result.content == "Hello");
+  CHECK(result.completion_tokens == 2);
+
+  // http_send itself: the chunks as they come, and the whole body in the response.
+  std::string chunks;
+  HttpRequest request{
+      "POST", server.url("/api/chat"), {{"Content-Type", "application/json"}}, "{}"};
+  request.on_body = [&](std::string_view chunk) { chunks += chunk; };
+  first_shown = true;  // no wait this time
+  const auto answer = http_send(request, 5.0);
+  CHECK(answer.status == 200);
+  CHECK(chunks == answer.body);
+  CHECK_THAT(answer.body, Contains("\"done\":true"));
+
+  // A sink that throws stops the reading; its exception comes back to the caller.
+  request.on_body = [](std::string_view) { throw std::runtime_error("terminal closed"); };
+  CHECK_THROWS_WITH(http_send(request, 5.0), "terminal closed");
 }
 
 #else

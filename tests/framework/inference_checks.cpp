@@ -4,6 +4,8 @@
 // packed weights, raw continuation, the benchmark over it, and what it refuses.
 #include <memory>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "g2c/core/errors.h"
 #include "g2c/inference/benchmark.h"
@@ -94,4 +96,25 @@ TEST_CASE("pretrained_backend_refuses_what_it_cannot_answer", "[inference]") {
   for (int i = 0; i < 9000; ++i) long_prompt += " word";
   CHECK_THROWS_WITH(backend.complete(long_prompt, greedy(4)), Contains("context 8192"));
   CHECK_THROWS_AS(PretrainedBackend(nullptr), g2c::ValueError);
+}
+
+TEST_CASE("pretrained_backend_streams_the_reply_it_returns", "[inference]") {
+  if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
+  auto backend = smol(true);
+  std::vector<std::string> pieces;
+  const auto result = backend.complete(
+      "What is the capital of France?",
+      greedy(32).with_on_text([&](std::string_view piece) { pieces.emplace_back(piece); }));
+  CHECK(result.completion == "The capital of France is Paris.");
+  // One piece a token (7, the end token not among them), and together the reply.
+  CHECK(static_cast<std::int64_t>(pieces.size()) == result.completion_tokens);
+  std::string joined;
+  for (const auto& piece : pieces) {
+    CHECK_FALSE(piece.empty());
+    joined += piece;
+  }
+  CHECK(joined == result.completion);
+  // Streaming changes what is seen, not what is generated.
+  CHECK(backend.complete("What is the capital of France?", greedy(32)).completion ==
+        result.completion);
 }

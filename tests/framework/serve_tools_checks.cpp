@@ -3,7 +3,9 @@
 // same turn in this process; then a whole run_with_tools over the server. Skipped, visibly,
 // without the model file.
 #include <string>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -78,4 +80,52 @@ TEST_CASE("serve_answers_a_tool_turn_with_the_call_made_in_process", "[tools]") 
   REQUIRE(bad);
   CHECK(bad->status == 400);
   CHECK_THAT(bad->body, Catch::Matchers::Contains("tools"));
+}
+
+TEST_CASE("a_reply_streams_over_http_as_it_does_in_process", "[tools]") {
+  if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
+  g2c_test::RunningServer running;
+  g2c::inference::OllamaBackend remote(
+      kName, g2c::inference::OllamaOptions().with_base_url(running.url()));
+  auto local = g2c::inference::PretrainedBackend::load(
+      kName, g2c::pretrained::LoadOptions().packed(true),
+      g2c::inference::PretrainedBackendOptions().with_tool_choice(
+          g2c::inference::ToolChoice::Required));
+  const json question =
+      json::array({{{"role", "user"}, {"content", "What is the capital of France?"}}});
+  std::vector<std::string> pieces;
+  const auto watched = ChatOptions().with_temperature(0).with_max_new_tokens(24).with_on_text(
+      [&](std::string_view piece) { pieces.emplace_back(piece); });
+  const auto joined = [&] {
+    std::string text;
+    for (const auto& piece : pieces) text += piece;
+    return text;
+  };
+
+  // A text reply: token by token in this process, line by line over /api/chat's stream, the same
+  // words either way, and the same as without watching.
+  const auto here = local.chat_with_tools(question, json::array(), watched);
+  CHECK(here.content == "The capital of France is Paris.");
+  CHECK(pieces.size() > 1);
+  CHECK(joined() == here.content);
+  pieces.clear();
+  const auto over_http = remote.chat_with_tools(question, json::array(), watched);
+  CHECK(over_http.content == here.content);
+  CHECK(pieces.size() > 1);
+  CHECK(joined() == over_http.content);
+  CHECK(over_http.completion_tokens == here.completion_tokens);  // the stream's done line
+  pieces.clear();
+  CHECK(remote.chat_with_tools(question, json::array(), ChatOptions(watched).with_on_text({}))
+            .content == here.content);
+  CHECK(pieces.empty());
+
+  // A call decoded under the schema is a call, not words: nothing is streamed, either way.
+  const auto tools = g2c::tools::render_tools_for_ollama({g2c::tools::make_calculator()});
+  const json sum = json::array({{{"role", "user"}, {"content", "What is 135 - 85?"}}});
+  const auto call_here = local.chat_with_tools(sum, tools, watched);
+  const auto call_over_http = remote.chat_with_tools(sum, tools, watched);
+  REQUIRE(call_here.tool_calls.size() == 1);
+  REQUIRE(call_over_http.tool_calls.size() == 1);
+  CHECK(call_over_http.tool_calls[0]["arguments"] == call_here.tool_calls[0]["arguments"]);
+  CHECK(pieces.empty());
 }

@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -47,8 +48,9 @@ class FakeBackend : public g2c::inference::Backend {
 };
 
 /// chat_with_tools answers with the replies in order (each the reply's text and its tool calls, a
-/// call id added where one is missing, as Ollama does); complete() answers the planning phase
-/// with a one-step plan.
+/// call id added where one is missing, as Ollama does), the text streamed word by word to
+/// options.on_text when the caller watches; complete() answers the planning phase with a
+/// one-step plan.
 class FakeChatBackend : public g2c::inference::ChatBackend {
  public:
   struct Reply {
@@ -76,6 +78,14 @@ class FakeChatBackend : public g2c::inference::ChatBackend {
     }
     calls.push_back({messages, tools, options});
     const auto& reply = replies_[next_++];
+    if (options.on_text) {
+      for (std::size_t at = 0; at < reply.content.size();) {
+        const auto space = reply.content.find(' ', at);
+        const auto end = space == std::string::npos ? reply.content.size() : space + 1;
+        options.on_text(std::string_view(reply.content).substr(at, end - at));
+        at = end;
+      }
+    }
     auto tool_calls = nlohmann::json::array();
     for (std::size_t i = 0; i < reply.tool_calls.size(); ++i) {
       const auto& raw = reply.tool_calls[i];

@@ -19,7 +19,9 @@
 // earlier messages the prompt no longer shows. A backend that fails mid-turn (a server gone, a
 // timeout) gives "(error: …)" and the session goes on with everything typed kept; /save writes
 // the transcript atomically. /help lists the commands (/reset, /history, /tools, /config, /save,
-// /quit). The answer is printed when the turn ends: the agent's steps are not streamed.
+// /quit). A turn shows itself while it runs (run_cli): the model's words as they are generated
+// (in process and over HTTP; a saved course model's answer when the turn ends) and a line for each
+// tool call once its result is in.
 //
 // Exit status: g2c::run_cli's table (g2c/core/cli.h): 0 success, 2 bad input (an unknown model, a
 // bad option), 1 anything else — including a --once turn that ended without an answer.
