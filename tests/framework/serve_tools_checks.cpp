@@ -30,17 +30,27 @@ std::string missing_model() {
   return g2c_test::missing_pretrained_model(kName);
 }
 
+// SmolLM2 through g2c-serve's /api/chat, and the same model in this process with calls decoded
+// under the tools' schemas, as the server makes them.
+g2c::inference::OllamaBackend served_smollm2(const g2c_test::RunningServer& running) {
+  return g2c::inference::OllamaBackend(
+      kName, g2c::inference::OllamaOptions().with_base_url(running.url()));
+}
+
+g2c::inference::PretrainedBackend in_process_smollm2() {
+  return g2c::inference::PretrainedBackend::load(
+      kName, g2c::pretrained::LoadOptions().packed(true),
+      g2c::inference::PretrainedBackendOptions().with_tool_choice(
+          g2c::inference::ToolChoice::Required));
+}
+
 }  // namespace
 
 TEST_CASE("serve_answers_a_tool_turn_with_the_call_made_in_process", "[tools]") {
   if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
   g2c_test::RunningServer running;
-  g2c::inference::OllamaBackend remote(
-      kName, g2c::inference::OllamaOptions().with_base_url(running.url()));
-  auto local = g2c::inference::PretrainedBackend::load(
-      kName, g2c::pretrained::LoadOptions().packed(true),
-      g2c::inference::PretrainedBackendOptions().with_tool_choice(
-          g2c::inference::ToolChoice::Required));
+  auto remote = served_smollm2(running);
+  auto local = in_process_smollm2();
   const auto tools = g2c::tools::render_tools_for_ollama({g2c::tools::make_calculator()});
   const json messages = json::array({{{"role", "user"}, {"content", "What is 135 - 85?"}}});
   const auto options = ChatOptions().with_temperature(0).with_max_new_tokens(24);
@@ -85,12 +95,8 @@ TEST_CASE("serve_answers_a_tool_turn_with_the_call_made_in_process", "[tools]") 
 TEST_CASE("a_reply_streams_over_http_as_it_does_in_process", "[tools]") {
   if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
   g2c_test::RunningServer running;
-  g2c::inference::OllamaBackend remote(
-      kName, g2c::inference::OllamaOptions().with_base_url(running.url()));
-  auto local = g2c::inference::PretrainedBackend::load(
-      kName, g2c::pretrained::LoadOptions().packed(true),
-      g2c::inference::PretrainedBackendOptions().with_tool_choice(
-          g2c::inference::ToolChoice::Required));
+  auto remote = served_smollm2(running);
+  auto local = in_process_smollm2();
   const json question =
       json::array({{{"role", "user"}, {"content", "What is the capital of France?"}}});
   std::vector<std::string> pieces;
