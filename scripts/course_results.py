@@ -51,16 +51,25 @@ class Test:
         return self.name.split(".", 1)[0]
 
 
+def ctest_listing(build, label_regex=None):
+    """The tests ctest knows in `build` (those with a label matching `label_regex`), as
+    `ctest --show-only=json-v1` describes them: name, command, properties."""
+    args = ["ctest", "--test-dir", build, "--show-only=json-v1"]
+    if label_regex:
+        args += ["-L", label_regex]
+    listing = subprocess.run(args, check=True, capture_output=True, text=True).stdout
+    return json.loads(listing).get("tests", [])
+
+
+def test_property(entry, name, default=None):
+    return next((p.get("value") for p in entry.get("properties", []) if p.get("name") == name),
+                default)
+
+
 def ctest_labels(build):
-    listing = subprocess.run(["ctest", "--test-dir", build, "--show-only=json-v1"],
-                             check=True, capture_output=True, text=True).stdout
     tests = OrderedDict()
-    for entry in json.loads(listing).get("tests", []):
-        labels = []
-        for prop in entry.get("properties", []):
-            if prop.get("name") == "LABELS":
-                labels = list(prop.get("value", []))
-        tests[entry["name"]] = Test(entry["name"], labels)
+    for entry in ctest_listing(build):
+        tests[entry["name"]] = Test(entry["name"], list(test_property(entry, "LABELS", [])))
     return tests
 
 
@@ -99,15 +108,10 @@ class Registered:
 
 
 def registered_tests(build, label_regex=None):
-    args = ["ctest", "--test-dir", build, "--show-only=json-v1"]
-    if label_regex:
-        args += ["-L", label_regex]
-    listing = subprocess.run(args, check=True, capture_output=True, text=True).stdout
     tests = []
-    for entry in json.loads(listing).get("tests", []):
+    for entry in ctest_listing(build, label_regex):
         command = entry.get("command", [])
-        directory = next((p.get("value") for p in entry.get("properties", [])
-                          if p.get("name") == "WORKING_DIRECTORY"), build)
+        directory = test_property(entry, "WORKING_DIRECTORY", build)
         if len(command) != 2:  # ctest's stand-in for a test program that was not built
             command = [command[0] if command else "", entry["name"]]
         tests.append(Registered(entry["name"], command[0], command[1], directory))
