@@ -23,6 +23,8 @@
 #include "g2c/nn/device.h"
 #include "g2c/tokenizer/artifacts.h"
 
+namespace exercise_00_check_setup {
+
 namespace {
 
 /// Each CUDA device's name and memory, as the NVIDIA driver reports them (nvidia-smi). LibTorch's
@@ -160,3 +162,5 @@ int main(int argc, char** argv) {
     return static_cast<int>(g2c::kExitBadInput);
   });
 }
+
+}  // namespace exercise_00_check_setup

@@ -17,6 +17,8 @@
 #include "exercises/common/cli.h"
 #include "exercises/common/tensor_json.h"
 
+namespace exercise_00_shape_trace {
+
 namespace {
 
 /// "(4, 8, 16)" for a tensor of that shape; "()" for a scalar.
@@ -237,3 +239,5 @@ int main(int argc, char** argv) {
     g2c::exercises::save_result(options, "shape_trace.json", result);
   });
 }
+
+}  // namespace exercise_00_shape_trace

@@ -14,6 +14,8 @@
 #include "g2c/autodiff/nn.h"
 #include "g2c/autodiff/value.h"
 
+namespace exercise_01_engine_speed {
+
 using g2c::autodiff::ScalarNeuron;
 using g2c::autodiff::Value;
 
@@ -251,3 +253,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_01_engine_speed

@@ -15,6 +15,8 @@
 #include "g2c/autodiff/value.h"
 #include "g2c/core/atomic_file.h"
 
+namespace exercise_01_graph {
+
 using g2c::autodiff::Node;
 using g2c::autodiff::Value;
 
@@ -160,3 +162,5 @@ int main(int argc, char** argv) {
     g2c::exercises::save_result(options, "graph.json", result);
   });
 }
+
+}  // namespace exercise_01_graph

@@ -10,6 +10,8 @@
 #include "g2c/autodiff/nn.h"
 #include "g2c/core/progress.h"
 
+namespace exercise_01_xor {
+
 using g2c::autodiff::ScalarMLP;
 using g2c::autodiff::XOR_DATA;
 
@@ -125,3 +127,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_01_xor

@@ -10,6 +10,8 @@
 #include "g2c/core/errors.h"
 #include "g2c/tensors/broadcasting.h"
 
+namespace exercise_02_broadcasting {
+
 namespace {
 
 using g2c::tensors::format_shape;
@@ -143,3 +145,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_02_broadcasting

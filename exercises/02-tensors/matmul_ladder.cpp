@@ -19,6 +19,8 @@
 #include "g2c/nn/device.h"
 #include "g2c/tensors/matmul.h"
 
+namespace exercise_02_matmul_ladder {
+
 namespace {
 
 using g2c::tensors::Matrix;
@@ -283,3 +285,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_02_matmul_ladder

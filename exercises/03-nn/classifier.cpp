@@ -7,6 +7,8 @@
 #include "g2c/nn/training.h"
 #include "toy_data.h"
 
+namespace exercise_03_classifier {
+
 namespace {
 
 struct Config {
@@ -86,3 +88,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_03_classifier

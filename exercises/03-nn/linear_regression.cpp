@@ -6,6 +6,8 @@
 #include "exercises/common/figures.h"
 #include "g2c/nn/training.h"
 
+namespace exercise_03_linear_regression {
+
 namespace {
 
 struct Config {
@@ -63,3 +65,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_03_linear_regression

@@ -10,6 +10,8 @@
 #include "g2c/nn/training.h"
 #include "toy_data.h"
 
+namespace exercise_03_no_relu {
+
 namespace {
 
 struct Config {
@@ -70,3 +72,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_03_no_relu

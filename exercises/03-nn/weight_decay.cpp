@@ -7,6 +7,8 @@
 #include "g2c/nn/training.h"
 #include "toy_data.h"
 
+namespace exercise_03_weight_decay {
+
 namespace {
 
 struct Config {
@@ -78,3 +80,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_03_weight_decay

@@ -10,6 +10,8 @@
 #include "exercises/common/figures.h"
 #include "g2c/nn/optim.h"
 
+namespace exercise_03b_adamw_by_hand {
+
 namespace {
 
 struct Config {
@@ -132,3 +134,5 @@ int main(int argc, char** argv) {
     }
   });
 }
+
+}  // namespace exercise_03b_adamw_by_hand

@@ -15,6 +15,8 @@
 #include "g2c/nn/device.h"
 #include "g2c/nn/optim.h"
 
+namespace exercise_03b_adamw_speed {
+
 namespace {
 
 struct Config {
@@ -164,3 +166,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_03b_adamw_speed

@@ -12,6 +12,8 @@
 #include "g2c/core/errors.h"
 #include "g2c/training/clip.h"
 
+namespace exercise_03b_clip_demo {
+
 namespace {
 
 struct Config {
@@ -120,3 +122,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_03b_clip_demo

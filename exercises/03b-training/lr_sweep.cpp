@@ -11,6 +11,8 @@
 #include "g2c/nn/training.h"
 #include "xor_runs.h"
 
+namespace exercise_03b_lr_sweep {
+
 namespace {
 
 struct Config {
@@ -119,3 +121,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_03b_lr_sweep

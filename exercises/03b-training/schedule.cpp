@@ -7,6 +7,8 @@
 #include "g2c/core/errors.h"
 #include "g2c/training/schedule.h"
 
+namespace exercise_03b_schedule {
+
 namespace {
 
 struct Config {
@@ -85,3 +87,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_03b_schedule

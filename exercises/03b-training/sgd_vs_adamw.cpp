@@ -13,6 +13,8 @@
 #include "g2c/nn/training.h"
 #include "xor_runs.h"
 
+namespace exercise_03b_sgd_vs_adamw {
+
 namespace {
 
 struct Config {
@@ -255,3 +257,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_03b_sgd_vs_adamw

@@ -14,6 +14,8 @@
 #include "g2c/tokenizer/bpe.h"
 #include "g2c/tokenizer/utf8.h"
 
+namespace exercise_04_inspect_tokens {
+
 using namespace g2c::tokenizer;
 
 int main(int argc, char** argv) {
@@ -118,3 +120,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_04_inspect_tokens

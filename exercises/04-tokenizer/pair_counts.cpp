@@ -10,6 +10,8 @@
 #include "exercises/common/figures.h"
 #include "g2c/tokenizer/bpe.h"
 
+namespace exercise_04_pair_counts {
+
 using namespace g2c::tokenizer;
 
 namespace {
@@ -110,3 +112,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_04_pair_counts

@@ -9,6 +9,8 @@
 #include "g2c/tokenizer/bpe.h"
 #include "g2c/tokenizer/utf8.h"
 
+namespace exercise_04_round_trip {
+
 using namespace g2c::tokenizer;
 
 namespace {
@@ -96,3 +98,5 @@ int main(int argc, char** argv) {
     fmt::print("{} of {} texts round-trip exactly\n", texts.size() - failures, texts.size());
   });
 }
+
+}  // namespace exercise_04_round_trip

@@ -8,6 +8,8 @@
 #include "g2c/tokenizer/bpe.h"
 #include "g2c/tokenizer/utf8.h"
 
+namespace exercise_04_train_the_the {
+
 using namespace g2c::tokenizer;
 
 int main(int argc, char** argv) {
@@ -67,3 +69,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_04_train_the_the

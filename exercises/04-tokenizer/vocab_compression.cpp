@@ -12,6 +12,8 @@
 #include "g2c/tokenizer/bpe.h"
 #include "g2c/tokenizer/utf8.h"
 
+namespace exercise_04_vocab_compression {
+
 using namespace g2c::tokenizer;
 
 int main(int argc, char** argv) {
@@ -100,3 +102,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_04_vocab_compression

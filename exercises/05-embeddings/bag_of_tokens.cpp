@@ -15,6 +15,8 @@
 #include "g2c/embeddings/rotary.h"
 #include "g2c/embeddings/token_embedding.h"
 
+namespace exercise_05_bag_of_tokens {
+
 int main(int argc, char** argv) {
   g2c::CommandLine app{"Module 05, exercise 6: without positions, word order is invisible"};
   g2c::exercises::CommonOptions options;
@@ -89,3 +91,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_05_bag_of_tokens

@@ -13,6 +13,8 @@
 #include "g2c/core/errors.h"
 #include "g2c/embeddings/similarity.h"
 
+namespace exercise_05_glove_analogies {
+
 namespace {
 
 constexpr const char* kHowTo =
@@ -125,3 +127,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_05_glove_analogies

@@ -13,6 +13,8 @@
 #include "g2c/embeddings/positional.h"
 #include "g2c/embeddings/rotary.h"
 
+namespace exercise_05_rope_relative {
+
 int main(int argc, char** argv) {
   g2c::CommandLine app{"Module 05, exercise 4: RoPE scores depend only on the relative position"};
   g2c::exercises::CommonOptions options;
@@ -95,3 +97,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_05_rope_relative

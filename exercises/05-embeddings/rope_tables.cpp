@@ -10,6 +10,8 @@
 #include "exercises/common/tensor_json.h"
 #include "g2c/embeddings/rotary.h"
 
+namespace exercise_05_rope_tables {
+
 int main(int argc, char** argv) {
   g2c::CommandLine app{"Module 05, exercise 3: the RoPE cos/sin tables"};
   g2c::exercises::CommonOptions options;
@@ -66,3 +68,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_05_rope_tables

@@ -10,6 +10,8 @@
 #include "g2c/embeddings/positional.h"
 #include "g2c/embeddings/similarity.h"
 
+namespace exercise_05_sinusoidal_table {
+
 int main(int argc, char** argv) {
   g2c::CommandLine app{"Module 05, exercise 2: the sinusoidal positional table"};
   g2c::exercises::CommonOptions options;
@@ -75,3 +77,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_05_sinusoidal_table

@@ -16,6 +16,8 @@
 #include "g2c/embeddings/skipgram.h"
 #include "g2c/tokenizer/text_tokenizer.h"
 
+namespace exercise_05_skipgram {
+
 namespace {
 
 struct Config {
@@ -149,3 +151,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_05_skipgram

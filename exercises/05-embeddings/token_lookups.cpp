@@ -11,6 +11,8 @@
 #include "exercises/common/tensor_json.h"
 #include "g2c/embeddings/token_embedding.h"
 
+namespace exercise_05_token_lookups {
+
 int main(int argc, char** argv) {
   g2c::CommandLine app{"Module 05, exercise 1: token ids become rows of the embedding table"};
   g2c::exercises::CommonOptions options;
@@ -78,3 +80,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_05_token_lookups

@@ -17,6 +17,8 @@
 #include "g2c/nn/device.h"
 #include "g2c/tokenizer/text_tokenizer.h"
 
+namespace exercise_06_language_models {
+
 namespace {
 
 struct Config {
@@ -252,3 +254,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_06_language_models

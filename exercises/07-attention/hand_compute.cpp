@@ -10,6 +10,8 @@
 #include "exercises/common/figures.h"
 #include "g2c/attention/self_attention.h"
 
+namespace exercise_07_hand_compute {
+
 namespace {
 
 std::string show(const torch::Tensor& t) {
@@ -95,3 +97,5 @@ int main(int argc, char** argv) {
     if (difference > 1e-5) throw std::runtime_error("the manual computation and forward disagree");
   });
 }
+
+}  // namespace exercise_07_hand_compute

@@ -7,6 +7,8 @@
 #include "exercises/common/figures.h"
 #include "g2c/attention/self_attention.h"
 
+namespace exercise_07_param_counts {
+
 namespace {
 
 std::int64_t count_parameters(g2c::attention::SelfAttention& attention) {
@@ -64,3 +66,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_07_param_counts

@@ -14,6 +14,8 @@
 #include "g2c/core/errors.h"
 #include "g2c/core/memory.h"
 
+namespace exercise_07_quadratic_cost {
+
 namespace {
 
 template <typename Body>
@@ -117,3 +119,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_07_quadratic_cost

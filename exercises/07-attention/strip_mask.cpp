@@ -23,6 +23,8 @@
 #include "exercises/common/training.h"
 #include "g2c/nn/optim.h"
 
+namespace exercise_07_strip_mask {
+
 namespace {
 
 using g2c::exercises::TargetRule;
@@ -398,3 +400,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_07_strip_mask

@@ -17,6 +17,8 @@
 #include "g2c/core/errors.h"
 #include "g2c/nn/optim.h"
 
+namespace exercise_07_visualize {
+
 namespace {
 
 struct Config {
@@ -218,3 +220,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_07_visualize

@@ -11,6 +11,8 @@
 #include "g2c/attention/multi_head.h"
 #include "g2c/attention/self_attention.h"
 
+namespace exercise_08_bench_attention {
+
 namespace {
 
 template <typename Step>
@@ -114,3 +116,5 @@ int main(int argc, char** argv) {
     g2c::exercises::save_result(options, "bench_attention.json", result);
   });
 }
+
+}  // namespace exercise_08_bench_attention

@@ -15,6 +15,8 @@
 #include "exercises/common/training.h"
 #include "g2c/nn/optim.h"
 
+namespace exercise_08_heads {
+
 namespace {
 
 struct Config {
@@ -150,3 +152,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_08_heads

@@ -19,6 +19,8 @@
 #include "g2c/attention/scaled_dot_product.h"
 #include "g2c/core/errors.h"
 
+namespace exercise_08_padding {
+
 namespace {
 
 struct Config {
@@ -233,3 +235,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_08_padding

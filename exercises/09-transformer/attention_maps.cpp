@@ -13,6 +13,8 @@
 #include "exercises/common/tensor_json.h"
 #include "g2c/transformer/transformer_lm.h"
 
+namespace exercise_09_attention_maps {
+
 namespace {
 
 struct Config {
@@ -127,3 +129,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_09_attention_maps

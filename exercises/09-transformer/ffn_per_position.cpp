@@ -7,6 +7,8 @@
 #include "exercises/common/tensor_json.h"
 #include "g2c/transformer/ffn.h"
 
+namespace exercise_09_ffn_per_position {
+
 int main(int argc, char** argv) {
   g2c::CommandLine app{"Module 09, exercise 2: change one position, see which FFN outputs move"};
   g2c::exercises::CommonOptions options;
@@ -56,3 +58,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_09_ffn_per_position

@@ -8,6 +8,8 @@
 #include "exercises/common/tensor_json.h"
 #include "g2c/transformer/layer_norm.h"
 
+namespace exercise_09_layer_norm {
+
 int main(int argc, char** argv) {
   g2c::CommandLine app{
       "Module 09, exercise 1: LayerNorm(8) on randn(2, 3, 8)·3 + 7, position by position"};
@@ -69,3 +71,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_09_layer_norm

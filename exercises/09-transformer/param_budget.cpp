@@ -9,6 +9,8 @@
 #include "exercises/common/figures.h"
 #include "g2c/transformer/transformer_lm.h"
 
+namespace exercise_09_param_budget {
+
 namespace {
 
 std::int64_t numel(const std::vector<torch::Tensor>& parameters) {
@@ -113,3 +115,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_09_param_budget

@@ -13,6 +13,8 @@
 #include "exercises/common/figures.h"
 #include "g2c/transformer/transformer_lm.h"
 
+namespace exercise_09_pre_post_norm {
+
 namespace {
 
 struct Config {
@@ -85,3 +87,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_09_pre_post_norm

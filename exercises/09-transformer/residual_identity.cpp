@@ -8,6 +8,8 @@
 #include "exercises/common/tensor_json.h"
 #include "g2c/transformer/block.h"
 
+namespace exercise_09_residual_identity {
+
 int main(int argc, char** argv) {
   g2c::CommandLine app{
       "Module 09, exercise 3: a block whose sublayers output zero is the identity"};
@@ -54,3 +56,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_09_residual_identity

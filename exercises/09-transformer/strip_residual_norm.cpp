@@ -16,6 +16,8 @@
 #include "g2c/core/errors.h"
 #include "g2c/transformer/transformer_lm.h"
 
+namespace exercise_09_strip_residual_norm {
+
 namespace {
 
 struct Config {
@@ -111,3 +113,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_09_strip_residual_norm

@@ -23,6 +23,8 @@
 #include "g2c/transformer/fused.h"
 #include "g2c/transformer/transformer_lm.h"
 
+namespace exercise_10_op_count {
+
 namespace {
 
 using g2c::transformer::TransformerLM;
@@ -193,3 +195,5 @@ int main(int argc, char** argv) {
     g2c::exercises::save_result(options, "op_count.json", result);
   });
 }
+
+}  // namespace exercise_10_op_count

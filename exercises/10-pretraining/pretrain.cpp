@@ -26,6 +26,8 @@
 #include "g2c/transformer/fused.h"
 #include "g2c/transformer/transformer_lm.h"
 
+namespace exercise_10_pretrain {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -308,3 +310,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_10_pretrain

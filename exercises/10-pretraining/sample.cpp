@@ -15,6 +15,8 @@
 #include "g2c/nn/device.h"
 #include "g2c/sampling/text_generation.h"
 
+namespace exercise_10_sample {
+
 namespace {
 
 using g2c::sampling::GenerateOptions;
@@ -95,3 +97,5 @@ int main(int argc, char** argv) {
     g2c::exercises::save_result(options, "samples.json", result);
   });
 }
+
+}  // namespace exercise_10_sample

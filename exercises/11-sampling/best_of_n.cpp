@@ -22,6 +22,8 @@
 #include "g2c/sampling/best_of_n.h"
 #include "g2c/sampling/text_generation.h"
 
+namespace exercise_11_best_of_n {
+
 namespace {
 
 using g2c::sampling::GenerateOptions;
@@ -282,3 +284,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_11_best_of_n

@@ -22,6 +22,8 @@
 #include "g2c/sampling/generate.h"
 #include "g2c/transformer/transformer_lm.h"
 
+namespace exercise_11_decoding {
+
 namespace {
 
 using g2c::sampling::GenerateOptions;
@@ -259,3 +261,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_11_decoding

@@ -16,6 +16,8 @@
 #include "g2c/sampling/generate.h"
 #include "g2c/transformer/transformer_lm.h"
 
+namespace exercise_11_generation_speed {
+
 namespace {
 
 using g2c::sampling::GenerateOptions;
@@ -151,3 +153,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_11_generation_speed

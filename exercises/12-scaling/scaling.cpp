@@ -27,6 +27,8 @@
 #include "g2c/transformer/fused.h"
 #include "g2c/transformer/transformer_lm.h"
 
+namespace exercise_12_scaling {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -346,3 +348,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_12_scaling

@@ -23,6 +23,8 @@
 #include "g2c/sft/chat.h"
 #include "g2c/sft/sft.h"
 
+namespace exercise_13_sft {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -260,3 +262,5 @@ int main(int argc, char** argv) {
     fmt::print("{:.0f} s in all ({:.0f} s for the main SFT run)\n", seconds, train_seconds);
   });
 }
+
+}  // namespace exercise_13_sft

@@ -19,6 +19,8 @@
 #include "g2c/sampling/text_generation.h"
 #include "g2c/sft/trainer.h"
 
+namespace exercise_13b_lora {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -225,3 +227,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_13b_lora

@@ -25,6 +25,8 @@
 #include "g2c/sampling/text_generation.h"
 #include "g2c/sft/chat.h"
 
+namespace exercise_14_dpo {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -346,3 +348,5 @@ int main(int argc, char** argv) {
     fmt::print("{:.0f} s in all ({:.0f} s for the main DPO run)\n", seconds, train_seconds);
   });
 }
+
+}  // namespace exercise_14_dpo

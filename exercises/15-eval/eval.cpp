@@ -25,6 +25,8 @@
 #include "g2c/sft/chat.h"
 #include "g2c/sft/course_encoder.h"
 
+namespace exercise_15_eval {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -321,3 +323,5 @@ int main(int argc, char** argv) {
     fmt::print("{:.0f} s in all\n", seconds);
   });
 }
+
+}  // namespace exercise_15_eval

@@ -20,6 +20,8 @@
 #include "g2c/core/errors.h"
 #include "g2c/pretrained/generation.h"
 
+namespace exercise_16_kv_cache {
+
 int main(int argc, char** argv) {
   g2c::CommandLine app{
       "Module 16: SmolLM2-135M-Instruct's KV cache, by the formula 2·L·G·d·S·4 bytes and as its\n"
@@ -127,3 +129,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_16_kv_cache

@@ -26,6 +26,8 @@
 #include "g2c/transformer/ffn.h"
 #include "g2c/transformer/layer_norm.h"
 
+namespace exercise_16_modern_pieces {
+
 namespace {
 
 using g2c::pretrained::LlamaModelImpl;
@@ -244,3 +246,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_16_modern_pieces

@@ -20,6 +20,8 @@
 #include "g2c/core/memory.h"
 #include "g2c/pretrained/generation.h"
 
+namespace exercise_16_quantization {
+
 namespace {
 
 using g2c::pretrained::PretrainedModel;
@@ -246,3 +248,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_16_quantization

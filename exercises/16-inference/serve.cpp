@@ -28,6 +28,8 @@
 #include "g2c/inference/server.h"
 #include "g2c/pretraining/artifact_names.h"
 
+namespace exercise_16_serve {
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -354,3 +356,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(common, path);
   });
 }
+
+}  // namespace exercise_16_serve

@@ -20,6 +20,8 @@
 #include "g2c/pretraining/build_info.h"
 #include "g2c/synth/generate.h"
 
+namespace exercise_16b_synth {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -191,3 +193,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_16b_synth

@@ -30,6 +30,8 @@
 #include "g2c/pretraining/build_info.h"
 #include "g2c/rag/rag.h"
 
+namespace exercise_17_ask_the_course {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -404,3 +406,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_17_ask_the_course

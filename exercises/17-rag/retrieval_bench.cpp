@@ -24,6 +24,8 @@
 #include "g2c/inference/server.h"
 #include "g2c/rag/rag.h"
 
+namespace exercise_17_retrieval_bench {
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -250,3 +252,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_17_retrieval_bench

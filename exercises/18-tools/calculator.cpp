@@ -25,6 +25,8 @@
 #include "g2c/inference/pretrained_backend.h"
 #include "g2c/tools/tools.h"
 
+namespace exercise_18_calculator {
+
 namespace {
 
 using g2c::exercises::Proportion;
@@ -181,3 +183,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_18_calculator

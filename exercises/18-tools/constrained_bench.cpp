@@ -24,6 +24,8 @@
 #include "g2c/pretrained/generation.h"
 #include "g2c/sampling/constrained.h"
 
+namespace exercise_18_constrained_bench {
+
 namespace {
 
 using g2c::sampling::GenerateJsonOptions;
@@ -217,3 +219,5 @@ int main(int argc, char** argv) {
     g2c::exercises::save_result(options, "constrained_bench.json", result);
   });
 }
+
+}  // namespace exercise_18_constrained_bench

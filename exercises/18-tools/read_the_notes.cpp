@@ -28,6 +28,8 @@
 #include "g2c/pretraining/build_info.h"
 #include "g2c/tools/tools.h"
 
+namespace exercise_18_read_the_notes {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -197,3 +199,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_18_read_the_notes

@@ -39,6 +39,8 @@
 #include "g2c/tokenizer/utf8.h"
 #include "g2c/tools/tools.h"
 
+namespace exercise_19_agent_tasks {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -319,3 +321,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_19_agent_tasks

@@ -31,6 +31,8 @@
 #include "g2c/rag/course_documents.h"
 #include "g2c/tools/tools.h"
 
+namespace exercise_20_capstone {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -221,3 +223,5 @@ int main(int argc, char** argv) {
     g2c::exercises::plot_result(options, path);
   });
 }
+
+}  // namespace exercise_20_capstone
