@@ -2,14 +2,17 @@
 # Sets ROOT, build (default build/reference), bin, a temporary out folder removed on exit (copied
 # first to $G2C_SMOKE_KEEP when that is set, to compare two builds' results), python
 # (the project's, else the system's), the data folder, and `common`: the options every run takes.
-# Programs are built on demand (cmake/G2CCourse.cmake), so it first brings them up to date: a
-# no-op when scripts/test.sh has just built them.
+# Programs are built on demand (cmake/G2CCourse.cmake), so it first brings them up to date, unless
+# G2C_PROGRAMS_BUILT=1 says they just were (scripts/test.sh, which runs smoke scripts side by side
+# and keeps two builds of one folder from running at once).
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="$(cd "${1:-$ROOT/build/reference}" && pwd)"
 bin="$build/bin"
 [[ -x "$ROOT/.venv/bin/cmake" ]] && export PATH="$ROOT/.venv/bin:$PATH"
-cmake --build "$build" --target programs >/dev/null ||
-  { echo "smoke: building the programs of $build failed (cmake --build $build --target programs)"; exit 1; }
+if [[ "${G2C_PROGRAMS_BUILT:-0}" != 1 ]]; then
+  cmake --build "$build" --target programs >/dev/null ||
+    { echo "smoke: building the programs of $build failed (cmake --build $build --target programs)"; exit 1; }
+fi
 out="$(mktemp -d)"
 keep_results() {
   if [[ -n "${G2C_SMOKE_KEEP:-}" ]]; then mkdir -p "$G2C_SMOKE_KEEP" && cp -r "$out"/. "$G2C_SMOKE_KEEP"/; fi
