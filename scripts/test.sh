@@ -68,10 +68,7 @@ show_async() {
 step_async() {
   local name="$1"
   shift
-  while (($(jobs -rp | wc -l) >= parallel)); do
-    wait -n
-    show_async
-  done
+  while (($(jobs -rp | wc -l) >= parallel)); do wait -n; done
   show_async
   rm -f "$logs/$name.status"
   async_names+=("$name")
