@@ -1,8 +1,16 @@
 // Module 18 — the built-in tools (builtins.h).
 #include "g2c/tools/builtins.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
-#include <fstream>
+#include <cstring>
+#include <deque>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -40,13 +48,224 @@ std::string cut_to_characters(std::string_view text, std::size_t max_chars, bool
   return std::string(kept) + std::string(kTruncated);
 }
 
-bool is_within(const fs::path& root, const fs::path& target) {
-  auto root_part = root.begin();
-  auto target_part = target.begin();
-  for (; root_part != root.end(); ++root_part, ++target_part) {
-    if (target_part == target.end() || *root_part != *target_part) return false;
+/// A file descriptor that closes itself.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd = -1) : fd_(fd) {}
+  FileDescriptor(FileDescriptor&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  FileDescriptor& operator=(FileDescriptor&& other) noexcept {
+    std::swap(fd_, other.fd_);
+    return *this;
   }
-  return true;
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int get() const { return fd_; }
+  explicit operator bool() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
+// A folder is opened only to open names beneath it: O_PATH needs no read permission on it, just
+// as the kernel's own walk needs only search permission.
+#ifdef O_PATH
+constexpr int kFolderFlags = O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+#else
+constexpr int kFolderFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+#endif
+constexpr int kMaxLinks = 40;  // as Linux's own walk: a loop of links ends
+
+/// What the sandbox's walk reached under root.
+struct SandboxEntry {
+  enum class Kind { file, folder, other };
+  Kind kind = Kind::other;
+  FileDescriptor fd;  // the regular file itself, opened for reading (Kind::file only)
+  fs::path path;      // root / the names walked, links resolved
+};
+
+/// The names of a path, "" and "." dropped: "a//./b/" → {"a", "b"}.
+std::deque<std::string> names_of(std::string_view path) {
+  std::deque<std::string> names;
+  while (!path.empty()) {
+    const auto slash = path.find('/');
+    const auto name = path.substr(0, slash);
+    if (!name.empty() && name != ".") names.emplace_back(name);
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  return names;
+}
+
+bool same_file(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/// The status of an open file or folder.
+struct stat status_of(int fd) {
+  struct stat status {};
+  if (::fstat(fd, &status) != 0) {
+    throw ToolError(
+        fmt::format("could not read an opened file's status: {}", std::strerror(errno)));
+  }
+  return status;
+}
+
+/// The target of the link `name` in `folder`; nullopt when `name` is no longer a link.
+std::optional<std::string> read_link(int folder, const std::string& name) {
+  std::string target(256, '\0');
+  while (true) {
+    const ssize_t count = ::readlinkat(folder, name.c_str(), target.data(), target.size());
+    if (count < 0) return std::nullopt;
+    if (static_cast<std::size_t>(count) < target.size()) {
+      target.resize(static_cast<std::size_t>(count));
+      return target;
+    }
+    target.resize(2 * target.size());  // maybe cut: try again with more room
+  }
+}
+
+/// Whether `rest`, spelled after a name `depth` folders below root, climbs above root. Used once
+/// the walk meets a name that does not exist: what follows has nothing left to walk, so its
+/// spelling decides ("nope/../../x" escapes, "nope/x" is not found).
+bool climbs_above(std::size_t depth, const std::deque<std::string>& rest) {
+  auto level = static_cast<std::ptrdiff_t>(depth);
+  for (const auto& name : rest) {
+    level += name == ".." ? -1 : 1;
+    if (level < 0) return true;
+  }
+  return false;
+}
+
+/// The file or folder `path` names under `root`, walked one name at a time: each name is opened
+/// beneath the folder before it without following a link (O_NOFOLLOW), a link is read and its
+/// target walked the same way (from "/" when absolute), and ".." steps back along the folders
+/// walked, never above root. The walk is inside root while its first folder is root (an absolute
+/// link re-enters root when it reaches root's own folder). A regular file is opened here and read
+/// through that descriptor, never reopened by name: what is checked is what is read, so a rename
+/// or a link swapped in mid-walk can make the walk fail but never lead it out of root.
+SandboxEntry open_in_sandbox(const fs::path& root, const std::string& path) {
+  if (path.empty()) {
+    throw ToolError("path must be non-empty: a relative path under the allowed root");
+  }
+  if (path.front() == '/') {
+    throw ToolError(fmt::format("path must be a relative path under the allowed root, got {}",
+                                python_repr(path)));
+  }
+  const auto escapes = [&] {
+    return ToolError(fmt::format("path escapes the allowed root: {}", python_repr(path)));
+  };
+  const auto not_found = [&] {
+    return ToolError(fmt::format("file not found: {}", python_repr(path)));
+  };
+  const auto changed = [&] {
+    return ToolError(fmt::format("path changed while it was read: {}", python_repr(path)));
+  };
+  const auto cannot_open = [&] {  // after an open that failed, with errno
+    if (errno == ELOOP || errno == ENOTDIR || errno == ENOENT) return changed();
+    return ToolError(fmt::format("could not read {}: {}", python_repr(path), std::strerror(errno)));
+  };
+
+  std::vector<FileDescriptor> folders;  // the walk so far; folders[0] is root, or "/" outside it
+  folders.emplace_back(::open(root.c_str(), kFolderFlags));
+  if (!folders.back()) {
+    throw ToolError(fmt::format("the allowed root {} cannot be opened: {}",
+                                python_repr(root.string()), std::strerror(errno)));
+  }
+  const struct stat root_status = status_of(folders.back().get());
+  std::vector<std::string> names;  // the names of folders[1..]
+  bool inside = true;
+  const auto resolved = [&](const std::string& last) {
+    fs::path result = root;
+    for (const auto& name : names) result /= name;
+    return last.empty() ? result : result / last;
+  };
+  std::deque<std::string> pending = names_of(path);
+  int links = 0;
+  while (!pending.empty()) {
+    const std::string name = std::move(pending.front());
+    pending.pop_front();
+    if (name == "..") {
+      if (!names.empty()) {
+        folders.pop_back();
+        names.pop_back();
+      } else if (inside) {
+        throw escapes();
+      }  // else "/.." is "/"
+      continue;
+    }
+    struct stat status {};
+    if (::fstatat(folders.back().get(), name.c_str(), &status, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno != ENOENT) throw cannot_open();
+      if (!inside || climbs_above(names.size() + 1, pending)) throw escapes();
+      throw not_found();
+    }
+    if (S_ISLNK(status.st_mode)) {
+      const auto target = read_link(folders.back().get(), name);
+      if (!target) throw changed();
+      if (++links > kMaxLinks) {
+        throw ToolError(fmt::format("too many symbolic links in {}", python_repr(path)));
+      }
+      const auto target_names = names_of(*target);
+      pending.insert(pending.begin(), target_names.begin(), target_names.end());
+      if (target->starts_with('/')) {
+        folders.clear();
+        names.clear();
+        folders.emplace_back(::open("/", kFolderFlags));
+        if (!folders.back()) throw cannot_open();
+        inside = same_file(status_of(folders.back().get()), root_status);
+      }
+      continue;
+    }
+    if (S_ISDIR(status.st_mode)) {
+      FileDescriptor folder(::openat(folders.back().get(), name.c_str(), kFolderFlags));
+      if (!folder) throw cannot_open();
+      if (same_file(status_of(folder.get()), root_status)) {  // back in root by another way
+        folders.clear();
+        names.clear();
+        inside = true;
+      } else {
+        names.push_back(name);
+      }
+      folders.push_back(std::move(folder));
+      continue;
+    }
+    if (!inside) throw escapes();
+    if (!pending.empty()) {  // a path through a file, "notes.txt/x"
+      if (climbs_above(names.size() + 1, pending)) throw escapes();
+      throw not_found();
+    }
+    if (!S_ISREG(status.st_mode))
+      return {SandboxEntry::Kind::other, FileDescriptor(), resolved(name)};
+    // O_NONBLOCK: should a FIFO be swapped in after the check above, opening it must not wait.
+    FileDescriptor file(::openat(folders.back().get(), name.c_str(),
+                                 O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (!file) throw cannot_open();
+    if (!S_ISREG(status_of(file.get()).st_mode)) throw changed();
+    return {SandboxEntry::Kind::file, std::move(file), resolved(name)};
+  }
+  if (!inside) throw escapes();
+  return {SandboxEntry::Kind::folder, FileDescriptor(), resolved("")};
+}
+
+/// Up to `limit` bytes read from `fd` from where it stands.
+std::string read_up_to(int fd, std::size_t limit, const std::string& path) {
+  std::string bytes(limit, '\0');
+  std::size_t filled = 0;
+  while (filled < limit) {
+    const ssize_t count = ::read(fd, bytes.data() + filled, limit - filled);
+    if (count < 0 && errno == EINTR) continue;
+    if (count < 0) {
+      throw ToolError(
+          fmt::format("could not read {}: {}", python_repr(path), std::strerror(errno)));
+    }
+    if (count == 0) break;
+    filled += static_cast<std::size_t>(count);
+  }
+  bytes.resize(filled);
+  return bytes;
 }
 
 fs::path existing_folder(const fs::path& folder, std::string_view what) {
@@ -83,23 +302,7 @@ std::string find_python(const std::string& requested) {
 }  // namespace
 
 fs::path resolve_in_sandbox(const fs::path& root, const std::string& path) {
-  if (path.empty()) {
-    throw ToolError("path must be non-empty: a relative path under the allowed root");
-  }
-  if (fs::path(path).is_absolute()) {
-    throw ToolError(fmt::format("path must be a relative path under the allowed root, got {}",
-                                python_repr(path)));
-  }
-  std::error_code error;
-  // Resolved the way the file system will open it: ".." and symbolic links followed.
-  const fs::path target = fs::weakly_canonical(root / path, error);
-  if (error || !is_within(root, target)) {
-    throw ToolError(fmt::format("path escapes the allowed root: {}", python_repr(path)));
-  }
-  if (!fs::exists(target, error)) {
-    throw ToolError(fmt::format("file not found: {}", python_repr(path)));
-  }
-  return target;
+  return open_in_sandbox(root, path).path;
 }
 
 Tool make_calculator() {
@@ -129,18 +332,16 @@ Tool make_read_file(const ReadFileOptions& options) {
                     {"path"}),
       [root, max_chars](const nlohmann::json& arguments) -> nlohmann::json {
         const auto path = arguments.at("path").get<std::string>();
-        const fs::path target = resolve_in_sandbox(root, path);
-        if (!fs::is_regular_file(target)) throw ToolError("not a file: " + python_repr(path));
-        // A character is at most 4 bytes: this many bytes decide the text and its truncation.
-        const std::size_t byte_budget = 4 * max_chars + 4;
-        std::ifstream file(target, std::ios::binary);
-        std::string bytes(byte_budget, '\0');
-        file.read(bytes.data(), static_cast<std::streamsize>(byte_budget));
-        bytes.resize(static_cast<std::size_t>(file.gcount()));
-        const bool more_follows = file.peek() != std::char_traits<char>::eof();
-        if (!file.eof() && !more_follows && file.fail()) {
-          throw ToolError("could not read " + python_repr(path));
+        const SandboxEntry entry = open_in_sandbox(root, path);
+        if (entry.kind != SandboxEntry::Kind::file) {
+          throw ToolError("not a file: " + python_repr(path));
         }
+        // A character is at most 4 bytes: this many bytes decide the text and its truncation,
+        // and one more says whether more follows. All are read from the file the walk checked.
+        const std::size_t byte_budget = 4 * max_chars + 4;
+        std::string bytes = read_up_to(entry.fd.get(), byte_budget + 1, path);
+        const bool more_follows = bytes.size() > byte_budget;
+        if (more_follows) bytes.resize(byte_budget);
         const std::string_view checked =
             more_follows
                 ? std::string_view(bytes).substr(0, g2c::tokenizer::complete_utf8_prefix(bytes))

@@ -9,10 +9,14 @@
 //
 // read_file's sandbox: the path must be relative, non-empty, and stay inside root once resolved —
 // "..", an absolute path and a symbolic link that points out of root are all refused with a
-// ToolError, checked on the resolved path, not on the spelling. run_python is not a sandbox: the
-// child can do whatever the user running it can (its working folder is a convenience, not a
-// wall); it has a wall-clock limit (the child and anything it started are killed when it is up)
-// and an output limit. Use it only where you would run the model's code yourself.
+// ToolError, checked on the resolved path, not on the spelling. The path is walked from root one
+// name at a time, each opened beneath the folder before it without following a link (a link is
+// read and its target walked the same way), and the file read is the one the walk opened, never
+// reopened by name: a rename or a link swapped in while the tool runs cannot lead the read out of
+// root. run_python is not a sandbox: the child can do whatever the user running it can (its
+// working folder is a convenience, not a wall); it has a wall-clock limit, an output limit, and
+// nothing it starts in its process group outlives the call (killed when the child exits or the
+// time is up). Use it only where you would run the model's code yourself.
 //
 // Plain C++, no LibTorch. Provided.
 #pragma once
@@ -73,7 +77,9 @@ Tool make_run_python(const RunPythonOptions& options = {});
 /// The file `path` names under `root`, resolved (symbolic links followed), after read_file's
 /// sandbox checks: ToolError for an empty path ("path must be non-empty"), an absolute one, one
 /// that resolves outside root ("path escapes the allowed root"), or no such file ("file not
-/// found"). `root` must be resolved already (std::filesystem::canonical).
+/// found"). `root` must be resolved already (std::filesystem::canonical). What comes back is a
+/// name, checked when this returns: whoever opens it again later (run_python's child does) is not
+/// held to root by it, as read_file, which reads the file the walk opened, is.
 std::filesystem::path resolve_in_sandbox(const std::filesystem::path& root,
                                          const std::string& path);
 

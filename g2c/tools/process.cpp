@@ -75,6 +75,14 @@ bool drain(int fd, std::string& kept, std::size_t limit, bool keep_last, bool& t
   return true;
 }
 
+/// Whether the child has exited, without reaping it: a zombie keeps its pid, and so its process
+/// group's id, from being given to another process while the group is killed.
+bool has_exited(pid_t pid) {
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+         info.si_pid == pid;
+}
+
 int exit_code_of(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return -WTERMSIG(status);
@@ -154,16 +162,26 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
   bool err_truncated = false;
   bool out_open = true;
   bool err_open = true;
-  int status = 0;
-  bool reaped = false;
+  bool exited = false;
+  bool group_killed = false;
   while (true) {
+    if (!exited) exited = has_exited(pid);
+    if (exited && !group_killed) {
+      // The child is done: what it left running goes now, and with it every other holder of the
+      // pipes, so the reads below reach end of file instead of waiting on a grandchild.
+      ::kill(-pid, SIGKILL);
+      group_killed = true;
+    }
+    if (exited && !out_open && !err_open) break;
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) break;
     if (out_open || err_open) {
+      // Woken now and then even when nothing is written, to notice an exit while a grandchild
+      // still holds the pipes open.
       pollfd fds[2] = {{out_open ? out.read_end : -1, POLLIN, 0},
                        {err_open ? err.read_end : -1, POLLIN, 0}};
-      const int ready = ::poll(fds, 2, static_cast<int>(std::min<long>(left.count(), 100)));
+      const int ready = ::poll(fds, 2, static_cast<int>(std::min<long>(left.count(), 20)));
       if (ready < 0 && errno != EINTR) system_failure("poll");
       if (out_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
         out_open =
@@ -175,23 +193,15 @@ ProcessResult run_process(const std::vector<std::string>& argv, const ProcessOpt
     } else {
       // Both pipes closed: wait for the exit itself, still bounded by the deadline (a child can
       // close its output and go on running).
-      const pid_t done = ::waitpid(pid, &status, WNOHANG);
-      if (done == pid) {
-        reaped = true;
-        break;
-      }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
   }
-  if (!reaped) {
-    if (::waitpid(pid, &status, WNOHANG) == pid) {
-      reaped = true;  // it exited just as the time ran out
-    } else {
-      ::kill(-pid, SIGKILL);
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      result.timed_out = true;
-    }
+  // However the call ends, the group is killed before the child is reaped: until then its pid
+  // still names the group, so the signal cannot reach a stranger that was given the pid since.
+  if (!exited && !has_exited(pid)) result.timed_out = true;  // else it exited as time ran out
+  ::kill(-pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   result.exit_code = exit_code_of(status);
   return result;

@@ -1,10 +1,12 @@
 // Running a program with a time limit and an output limit, for run_python (builtins.h).
 //
 // The child runs in a process group of its own, with stdin from /dev/null and stdout and stderr
-// captured through pipes. When the time is up the whole group is killed (SIGKILL), so a child that
-// started children of its own leaves nothing running; the call never waits longer than the limit
-// plus the moment it takes to reap. Output beyond the limits is read and dropped, so a child that
-// prints forever cannot fill memory or block on a full pipe. POSIX only.
+// captured through pipes. When the call ends — the child exited, or the time is up — the whole
+// group is killed (SIGKILL), so what the child started in the background does not outlive the call
+// (a program that leaves the group on purpose, with setsid, is beyond its reach). The call never
+// waits longer than the limit plus the moment it takes to reap, even when something outside the
+// group still holds the pipes. Output beyond the limits is read and dropped, so a child that prints
+// forever cannot fill memory or block on a full pipe. POSIX only.
 #pragma once
 
 #include <cstddef>
