@@ -153,8 +153,9 @@ step_async agent-tasks python3 scripts/check_agent_tasks.py
 step_async assistant-pty "$ROOT/.venv/bin/python" scripts/check_assistant_pty.py build/reference
 step_async calculator python3 scripts/check_calculator.py build/reference
 step_async serve-clients "$ROOT/.venv/bin/python" scripts/check_serve.py build/reference
+step_async serve-hostile python3 scripts/check_serve_hostile.py build/reference
 finish_async
-for name in serve-clients tokenizer-sanitizers; do
+for name in serve-clients serve-hostile tokenizer-sanitizers; do
   [[ " ${failures[*]} " == *" $name "* ]] || count "$logs/$name.log"
 done
 

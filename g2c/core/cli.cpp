@@ -233,6 +233,10 @@ void set_error_describer(ErrorDescriber function) {
   describer() = function;
 }
 
+std::string describe_error(const std::exception& error) {
+  return describer() ? describer()(error) : std::string(error.what());
+}
+
 int detail::run_cli(CommandLine& command_line, int argc, char** argv,
                     const std::function<int()>& body) {
   CLI::App& app = *command_line.app_;
@@ -253,8 +257,7 @@ int detail::run_cli(CommandLine& command_line, int argc, char** argv,
   } catch (const TrainingDiverged& error) {
     return fail(error.what(), kExitDiverged);
   } catch (const std::exception& error) {
-    return fail("error: " + (describer() ? describer()(error) : std::string(error.what())),
-                kExitFailure);
+    return fail("error: " + describe_error(error), kExitFailure);
   }
 }
 

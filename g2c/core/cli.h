@@ -162,4 +162,8 @@ int run_cli(CommandLine& app, int argc, char** argv, Body&& body) {
 using ErrorDescriber = std::string (*)(const std::exception& error);
 void set_error_describer(ErrorDescriber describer);
 
+/// An exception's message as run_cli prints it (the registered describer's words, else what()):
+/// for anything that shows an error to a person, a server's answer included.
+std::string describe_error(const std::exception& error);
+
 }  // namespace g2c

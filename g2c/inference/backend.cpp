@@ -1,6 +1,8 @@
 #include "g2c/inference/backend.h"
 
+#include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <utility>
 
@@ -99,6 +101,12 @@ ChatOptions ChatOptions::from_sampling(const CompletionOptions& sampling,
   options.think = think;
   options.on_text = sampling.on_text;
   return options;
+}
+
+bool is_valid_tool_name(std::string_view name) {
+  return !name.empty() && name.size() <= 64 &&
+         std::all_of(name.begin(), name.end(),
+                     [](unsigned char c) { return std::isalnum(c) || c == '_' || c == '-'; });
 }
 
 std::string fresh_call_id() {

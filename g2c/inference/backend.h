@@ -178,6 +178,10 @@ struct ChatOptions {
                                    std::optional<bool> think = std::nullopt);
 };
 
+/// Whether `name` is a tool name as Ollama's and OpenAI's tool specs accept it: 1 to 64 ASCII
+/// letters, digits, '_' or '-'. Examples: "calculator", "read_file" -> true; "", "a b" -> false.
+bool is_valid_tool_name(std::string_view name);
+
 /// An id for a tool call a model made without one: "call_" and 8 hex digits, unique in this
 /// process. Example: "call_5f0c2a91".
 std::string fresh_call_id();

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -86,6 +87,23 @@ std::vector<g2c::pretrained::ChatMessage> chat_turns(const nlohmann::json& messa
   }
   if (system_text) turns.insert(turns.begin(), {"system", *system_text});
   return turns;
+}
+
+/// Each tool's name is one a model can write between quotes and a mask can spell: a name with a
+/// quote in it would end the spelling early, naming no tool.
+void check_tool_names(const nlohmann::json& tools) {
+  if (!tools.is_array()) return;
+  for (const auto& spec : tools) {
+    const auto& function = spec.is_object() && spec.contains("function") ? spec["function"] : spec;
+    const auto name =
+        function.is_object() && function.contains("name") ? function["name"] : nlohmann::json();
+    if (!name.is_string() || !is_valid_tool_name(name.get<std::string>())) {
+      throw ValueError(fmt::format(
+          "PretrainedBackend::chat_with_tools: a tool's name must be 1 to 64 letters, digits, "
+          "'_' or '-', got {}",
+          name.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 80)));
+    }
+  }
 }
 
 /// A tool call decoded under its tool's schema (ToolChoice::Required): the JSON around the values
@@ -179,10 +197,14 @@ std::optional<GuidedCall> decode_guided_call(g2c::pretrained::PretrainedModel& p
   }
 
   // Each required argument: the key forced, the string's text chosen by the model.
-  const auto& chosen = *std::find_if(tools.begin(), tools.end(), [&](const nlohmann::json& spec) {
+  const auto chosen = std::find_if(tools.begin(), tools.end(), [&](const nlohmann::json& spec) {
     return function_of(spec).value("name", std::string()) == name;
   });
-  const auto schema = function_of(chosen).value("parameters", nlohmann::json::object());
+  if (chosen == tools.end()) {
+    // Names are checked before decoding (check_tool_names), so the mask spells one of them.
+    throw std::logic_error("decode_guided_call: the spelled name \"" + name + "\" is no tool's");
+  }
+  const auto schema = function_of(*chosen).value("parameters", nlohmann::json::object());
   bool first = true;
   for (const auto& key : schema.value("required", nlohmann::json::array())) {
     force(std::string(first ? "" : ", ") + nlohmann::json(key).dump() + ": \"");
@@ -313,6 +335,7 @@ ChatResult PretrainedBackend::chat_with_tools(const nlohmann::json& messages,
         fmt::format("PretrainedBackend::chat_with_tools: max_new_tokens must be > 0, got {}",
                     options.max_new_tokens));
   }
+  check_tool_names(tools);
   const auto turns = chat_turns(messages, tools, options_.system);
   auto& tokenizer = model_->tokenizer;
   const auto ids = tokenizer.encode(tokenizer.format_chat(turns, true));

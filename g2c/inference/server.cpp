@@ -1,10 +1,5 @@
 #include "g2c/inference/server.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cctype>
 #include <chrono>
@@ -13,8 +8,8 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <httplib.h>
 
+#include "g2c/core/cli.h"
 #include "g2c/core/clock.h"
 #include "g2c/core/errors.h"
 #include "g2c/inference/pretrained_backend.h"
@@ -488,7 +483,8 @@ std::shared_ptr<ServedModel> ModelRegistry::get(const std::string& name, double*
   return slot->model;
 }
 
-// --- the HTTP side ------------------------------------------------------------------------------
+// --- reading requests
+// -----------------------------------------------------------------------------
 
 namespace {
 
@@ -498,14 +494,80 @@ struct BadRequest {
   std::string message;
 };
 
-json parse_body(const httplib::Request& request) {
+/// How deeply a request body may nest JSON: Ollama's requests need four levels, a tool's
+/// parameters a few more. Checked on the text, before anything parses, copies or prints the value.
+constexpr int kMaxBodyDepth = 64;
+/// A tool's parameters schema: how deep and how long it may be, and how many tools one request
+/// may name.
+constexpr int kMaxSchemaDepth = 16;
+constexpr std::size_t kMaxSchemaBytes = 16 << 10;
+constexpr std::size_t kMaxTools = 64;
+
+/// JSON as text. Invalid UTF-8 — a client's bytes echoed in a message, a model's reply cut in the
+/// middle of a character — becomes U+FFFD instead of an exception.
+std::string to_text(const json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+/// A client's value quoted in an error message: at most 80 characters of it.
+std::string excerpt(const json& value) {
+  const auto text = to_text(value);
+  return text.size() <= 80 ? text : text.substr(0, 77) + "...";
+}
+
+/// How deeply the brackets of the JSON text `text` nest (strings skipped); counting stops once it
+/// passes `limit`.
+int nesting_depth(std::string_view text, int limit) {
+  int depth = 0;
+  int deepest = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) break;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+/// How deeply a parsed value nests (a scalar: 0). Only called on values whose text was bounded.
+int nesting_depth(const json& value) {
+  int deepest = 0;
+  if (value.is_structured()) {
+    for (const auto& item : value) deepest = std::max(deepest, nesting_depth(item));
+    return deepest + 1;
+  }
+  return 0;
+}
+
+json parse_body(const IncomingRequest& request) {
+  if (const auto depth = nesting_depth(request.body, kMaxBodyDepth); depth > kMaxBodyDepth) {
+    throw BadRequest{400, fmt::format("the body nests JSON more than {} levels deep; no request "
+                                      "needs that many",
+                                      kMaxBodyDepth)};
+  }
+  json body;
   try {
-    auto body = json::parse(request.body);
-    if (!body.is_object()) throw BadRequest{400, "the body must be a JSON object"};
-    return body;
-  } catch (const json::parse_error& error) {
+    body = json::parse(request.body);
+  } catch (const json::exception& error) {
+    // Invalid UTF-8, a number too large for a double (1e400), a syntax error.
     throw BadRequest{400, fmt::format("the body is not valid JSON: {}", error.what())};
   }
+  if (!body.is_object()) throw BadRequest{400, "the body must be a JSON object"};
+  return body;
 }
 
 std::string string_field(const json& body, const char* key, bool required) {
@@ -514,7 +576,7 @@ std::string string_field(const json& body, const char* key, bool required) {
     return "";
   }
   if (!body[key].is_string()) {
-    throw BadRequest{400, fmt::format("\"{}\" must be a string, got {}", key, body[key].dump())};
+    throw BadRequest{400, fmt::format("\"{}\" must be a string, got {}", key, excerpt(body[key]))};
   }
   return body[key].get<std::string>();
 }
@@ -522,18 +584,35 @@ std::string string_field(const json& body, const char* key, bool required) {
 double number_field(const json& object, const char* key, double fallback) {
   if (!object.contains(key) || object[key].is_null()) return fallback;
   if (!object[key].is_number()) {
-    throw BadRequest{400, fmt::format("\"{}\" must be a number, got {}", key, object[key].dump())};
+    throw BadRequest{400,
+                     fmt::format("\"{}\" must be a number, got {}", key, excerpt(object[key]))};
   }
   return object[key].get<double>();
 }
 
 std::optional<std::int64_t> integer_field(const json& object, const char* key) {
   if (!object.contains(key) || object[key].is_null()) return std::nullopt;
-  if (!object[key].is_number_integer()) {
-    throw BadRequest{400,
-                     fmt::format("\"{}\" must be an integer, got {}", key, object[key].dump())};
+  const auto& value = object[key];
+  if (!value.is_number_integer()) {
+    throw BadRequest{400, fmt::format("\"{}\" must be an integer, got {}", key, excerpt(value))};
   }
-  return object[key].get<std::int64_t>();
+  if (value.is_number_unsigned() &&
+      value.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+    throw BadRequest{400, fmt::format("\"{}\" is {}, larger than any this server takes ({})", key,
+                                      excerpt(value), INT64_MAX)};
+  }
+  return value.get<std::int64_t>();
+}
+
+/// A seed: 0 to 2^63 - 1, or -1 (Ollama's "any"): nullopt.
+std::optional<std::uint64_t> seed_field(const json& object, const char* key) {
+  const auto seed = integer_field(object, key);
+  if (!seed || *seed == -1) return std::nullopt;
+  if (*seed < 0) {
+    throw BadRequest{
+        400, fmt::format("\"{}\" must be 0 or more (or -1 for a random one), got {}", key, *seed)};
+  }
+  return static_cast<std::uint64_t>(*seed);
 }
 
 std::vector<std::string> stop_field(const json& object, const char* key) {
@@ -551,9 +630,17 @@ std::vector<std::string> stop_field(const json& object, const char* key) {
   throw BadRequest{400, fmt::format("\"{}\" must be a string or a list of strings", key)};
 }
 
+/// The sampling settings' ranges. A positive temperature below 0.001 divides the logits into
+/// infinities (float32 overflows past 3.4e38), so it is refused with the way to say greedy.
 void check_sampling(const ServedRequest& request) {
-  if (!(request.temperature >= 0)) {
-    throw BadRequest{400, fmt::format("temperature must be >= 0, got {}", request.temperature)};
+  if (!(request.temperature >= 0 && request.temperature <= 100)) {
+    throw BadRequest{
+        400, fmt::format("temperature must be between 0 and 100, got {}", request.temperature)};
+  }
+  if (request.temperature > 0 && request.temperature < 1e-3) {
+    throw BadRequest{400, fmt::format("temperature {} is too small to sample with: use 0 for "
+                                      "greedy decoding, or at least 0.001",
+                                      request.temperature)};
   }
   if (request.top_k && *request.top_k < 0) {
     throw BadRequest{400, fmt::format("top_k must be >= 0, got {}", *request.top_k)};
@@ -583,9 +670,7 @@ void read_ollama_options(const json& body, ServedRequest& request) {
     }
     request.max_new_tokens = *n < 0 ? -1 : *n;
   }
-  if (const auto seed = integer_field(options, "seed")) {
-    request.seed = static_cast<std::uint64_t>(*seed);
-  }
+  request.seed = seed_field(options, "seed");
   request.stop = stop_field(options, "stop");
   check_sampling(request);
 }
@@ -601,9 +686,9 @@ std::vector<ServedMessage> read_messages(const json& body) {
     }
     const auto role = message["role"].get<std::string>();
     if (role != "system" && role != "user" && role != "assistant" && role != "tool") {
-      throw BadRequest{400, fmt::format("unknown role \"{}\" (expected system, user, assistant "
-                                        "or tool)",
-                                        role)};
+      throw BadRequest{400, fmt::format("unknown role {} (expected system, user, assistant or "
+                                        "tool)",
+                                        excerpt(message["role"]))};
     }
     std::string content;
     if (message.contains("content") && message["content"].is_string()) {
@@ -616,48 +701,167 @@ std::vector<ServedMessage> read_messages(const json& body) {
   return messages;
 }
 
+/// /api/chat's "tools", checked before a model reads them: a list of at most 64 {"type":
+/// "function", "function": {"name", "parameters"?}} specs, names a model can spell and no two
+/// alike, parameters a bounded schema object.
+void check_tools(const json& tools) {
+  const auto shape =
+      "\"tools\" must be a list of {\"type\": \"function\", \"function\": {\"name\", "
+      "\"description\", \"parameters\"}} specs";
+  if (!tools.is_array()) throw BadRequest{400, shape};
+  if (tools.size() > kMaxTools) {
+    throw BadRequest{400,
+                     fmt::format("{} tools in one request; at most {}", tools.size(), kMaxTools)};
+  }
+  std::vector<std::string> names;
+  for (const auto& spec : tools) {
+    if (!spec.is_object() || !spec.contains("function") || !spec["function"].is_object()) {
+      throw BadRequest{400, shape};
+    }
+    const auto& function = spec["function"];
+    if (!function.contains("name") || !function["name"].is_string() ||
+        !is_valid_tool_name(function["name"].get<std::string>())) {
+      throw BadRequest{400, fmt::format("a tool's name must be 1 to 64 letters, digits, '_' or "
+                                        "'-', got {}",
+                                        excerpt(function.value("name", json())))};
+    }
+    const auto name = function["name"].get<std::string>();
+    if (std::find(names.begin(), names.end(), name) != names.end()) {
+      throw BadRequest{400,
+                       fmt::format("two tools are called \"{}\"; give each its own name", name)};
+    }
+    names.push_back(name);
+    if (!function.contains("parameters") || function["parameters"].is_null()) continue;
+    const auto& parameters = function["parameters"];
+    if (!parameters.is_object()) {
+      throw BadRequest{
+          400, fmt::format("tool \"{}\": \"parameters\" must be a JSON schema object", name)};
+    }
+    if (nesting_depth(parameters) > kMaxSchemaDepth ||
+        to_text(parameters).size() > kMaxSchemaBytes) {
+      throw BadRequest{400, fmt::format("tool \"{}\": its parameters schema is over {} levels "
+                                        "deep or {} bytes; describe the arguments more simply",
+                                        name, kMaxSchemaDepth, kMaxSchemaBytes)};
+    }
+  }
+}
+
 bool stream_field(const json& body, bool fallback) {
   if (!body.contains("stream") || body["stream"].is_null()) return fallback;
   if (!body["stream"].is_boolean()) throw BadRequest{400, "\"stream\" must be true or false"};
   return body["stream"].get<bool>();
 }
 
+// --- who may ask
+// ----------------------------------------------------------------------------------
+
+/// The host in a Host header or an origin's authority: "[::1]:11434" -> "::1", "localhost:8080"
+/// -> "localhost", in lower case.
+std::string host_name(std::string_view authority) {
+  std::string host;
+  if (authority.starts_with('[')) {
+    host = std::string(authority.substr(1, authority.find(']') - 1));
+  } else {
+    const auto colon = authority.find(':');
+    host = std::string(authority.substr(0, colon));
+  }
+  return lowercase(host);
+}
+
+/// Whether `host` names this machine: localhost, a 127.x.y.z address or ::1.
+bool is_loopback_name(const std::string& host) {
+  return host == "localhost" || host.ends_with(".localhost") || host.starts_with("127.") ||
+         host == "::1";
+}
+
+/// Whether the server was told to listen on this machine only.
+bool listens_on_loopback(const std::string& host) {
+  return is_loopback_name(lowercase(host));
+}
+
 }  // namespace
+
+std::optional<Refusal> Server::check_head(const IncomingRequest& head) const {
+  // A web page the user opens can send requests to 127.0.0.1; DNS rebinding makes them carry the
+  // page's own name as Host. A server listening on this machine only answers this machine's names,
+  // and pages of local origins or the ones --allow-origin lists — as Ollama does.
+  if (listens_on_loopback(options_.host) && head.has_header("host")) {
+    const auto host = host_name(head.header("host"));
+    if (!host.empty() && !is_loopback_name(host)) {
+      return Refusal{403, fmt::format("g2c-serve answers requests for this machine only (Host: "
+                                      "localhost or 127.0.0.1), not for Host: {}",
+                                      excerpt(json(head.header("host"))))};
+    }
+  }
+  if (head.has_header("origin")) {
+    const auto origin = head.header("origin");
+    const auto scheme_end = origin.find("://");
+    const bool local = scheme_end != std::string::npos &&
+                       (origin.starts_with("http://") || origin.starts_with("https://")) &&
+                       is_loopback_name(host_name(std::string_view(origin).substr(scheme_end + 3)));
+    const bool listed = std::any_of(
+        options_.allowed_origins.begin(), options_.allowed_origins.end(),
+        [&](const std::string& allowed) { return allowed == "*" || allowed == origin; });
+    if (!local && !listed) {
+      return Refusal{403, fmt::format("requests from web pages at {} are refused; start g2c-serve "
+                                      "with --allow-origin {} to accept them",
+                                      excerpt(json(origin)), excerpt(json(origin)))};
+    }
+  }
+  if (!options_.api_key.empty()) {
+    const auto expected = "Bearer " + options_.api_key;
+    const auto given = head.header("authorization");
+    // Compared in time that does not depend on where the first difference is.
+    unsigned char difference = given.size() == expected.size() ? 0 : 1;
+    for (std::size_t i = 0; i < std::min(given.size(), expected.size()); ++i) {
+      difference |= static_cast<unsigned char>(given[i] ^ expected[i]);
+    }
+    if (difference != 0) {
+      return Refusal{401,
+                     "this g2c-serve needs its API key: send \"Authorization: Bearer <key>\" "
+                     "(the key given to --api-key)"};
+    }
+  }
+  return std::nullopt;
+}
 
 // --- the answers
 // ----------------------------------------------------------------------------------
 
 namespace {
 
-void answer_json(httplib::Response& response, const json& value, int status = 200) {
+void answer_json(OutgoingResponse& response, const json& value, int status = 200) {
   response.status = status;
-  response.set_content(value.dump(), "application/json; charset=utf-8");
+  response.set_content(to_text(value), "application/json; charset=utf-8");
 }
 
 /// Ollama's errors: {"error": "..."}.
-void ollama_error(httplib::Response& response, int status, const std::string& message) {
+void ollama_error(OutgoingResponse& response, int status, const std::string& message) {
   answer_json(response, {{"error", message}}, status);
 }
 
 /// OpenAI's errors: {"error": {"message", "type", "param", "code"}}.
-void openai_error(httplib::Response& response, int status, const std::string& message) {
+void openai_error(OutgoingResponse& response, int status, const std::string& message) {
   answer_json(response,
               {{"error",
                 {{"message", message},
-                 {"type", status == 404 ? "not_found_error" : "invalid_request_error"},
+                 {"type", status == 404   ? "not_found_error"
+                          : status == 401 ? "authentication_error"
+                          : status >= 500 ? "server_error"
+                                          : "invalid_request_error"},
                  {"param", nullptr},
                  {"code", nullptr}}}},
               status);
 }
 
-using ErrorWriter = void (*)(httplib::Response&, int, const std::string&);
-using Route = std::function<void(const httplib::Request&, httplib::Response&)>;
+using ErrorWriter = void (*)(OutgoingResponse&, int, const std::string&);
+using Route = std::function<void(const IncomingRequest&, OutgoingResponse&)>;
 
 /// A route whose failures become the protocol's error answers: the client's mistakes 4xx, the
-/// server's 500.
-httplib::Server::Handler guarded(Route route, ErrorWriter error) {
-  return [route = std::move(route), error](const httplib::Request& request,
-                                           httplib::Response& response) {
+/// server's 500 — whatever was thrown, worded without a library's stack trace.
+RequestHandler guarded(Route route, ErrorWriter error) {
+  return [route = std::move(route), error](const IncomingRequest& request,
+                                           OutgoingResponse& response) {
     // A pool thread starts with OpenMP's own thread count (every core), not the one the process
     // set with torch::set_num_threads (g2c-serve's --torch-threads): take the process's.
     at::init_num_threads();
@@ -667,13 +871,15 @@ httplib::Server::Handler guarded(Route route, ErrorWriter error) {
       error(response, 503, "g2c-serve is stopping; the generation was ended");
     } catch (const BadRequest& bad) {
       error(response, bad.status, bad.message);
-    } catch (const ValueError& bad) {
-      error(response, 400, bad.what());
     } catch (const NotImplementedError& todo) {
       // A course function on the model's path is still a TODO: the message names it.
       error(response, 501, todo.what());
+    } catch (const ValueError& bad) {
+      error(response, 400, bad.what());
     } catch (const std::exception& failure) {
-      error(response, 500, fmt::format("the server failed: {}", failure.what()));
+      error(response, 500, fmt::format("the server failed: {}", g2c::describe_error(failure)));
+    } catch (...) {
+      error(response, 500, "the server failed with an unknown error");
     }
   };
 }
@@ -719,327 +925,355 @@ std::int64_t unix_now() {
       .count();
 }
 
+/// A request path as a log line shows it: printable ASCII, at most 200 characters.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (const char c : text.substr(0, 200)) {
+    out += (c >= 0x20 && c < 0x7f) ? c : '?';
+  }
+  return out;
+}
+
+HttpLimits limits_of(const ServerOptions& options) {
+  HttpLimits limits;
+  limits.max_body_bytes = options.max_body_bytes;
+  limits.workers = std::max<std::size_t>(options.threads, 1);
+  limits.max_queue = options.max_queue;
+  return limits;
+}
+
 }  // namespace
 
 struct Server::Impl {
-  httplib::Server http;
+  explicit Impl(const ServerOptions& options) : http(limits_of(options)) {}
+  HttpServer http;
   bool bound = false;
   std::atomic<std::uint64_t> completions{0};
 };
 
+/// What a generation answered at once hears after each piece: go on while the server serves and
+/// the client waits. A client that has gone ends the generation at its next piece.
+std::function<bool(const std::string&)> Server::while_wanted(const IncomingRequest& request) {
+  return [this, &request](const std::string&) {
+    return !stopping_.load() && request.client_connected();
+  };
+}
+
+/// The model a request names, loaded; 404 naming the served models when there is none.
+std::shared_ptr<ServedModel> Server::model_for(const std::string& name, double& load_ms) {
+  auto model = registry_.get(name, &load_ms);
+  if (!model) {
+    const auto names = registry_.names();
+    throw BadRequest{404,
+                     fmt::format("model {} not found; this server has: {}", excerpt(json(name)),
+                                 names.empty() ? std::string("none (run scripts/setup.sh, or "
+                                                             "train a course model)")
+                                               : fmt::format("{}", fmt::join(names, ", ")))};
+  }
+  return model;
+}
+
 Server::Server(ServerOptions options)
     : options_(std::move(options)),
       registry_(options_.models_dir),
-      impl_(std::make_unique<Impl>()) {
+      impl_(std::make_unique<Impl>(options_)) {
   auto& http = impl_->http;
-  http.set_payload_max_length(options_.max_body_bytes);
-  const auto threads = std::max<std::size_t>(options_.threads, 2);
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
 
-  // The model a request names, loaded; 404 naming the served models when there is none.
-  const auto model_for = [this](const std::string& name, double& load_ms) {
-    auto model = registry_.get(name, &load_ms);
-    if (!model) {
-      const auto names = registry_.names();
-      throw BadRequest{
-          404, fmt::format("model \"{}\" not found; this server has: {}", name,
-                           names.empty() ? std::string("none (run scripts/setup.sh, or train a "
-                                                       "course model)")
-                                         : fmt::format("{}", fmt::join(names, ", ")))};
-    }
-    return model;
-  };
-
-  // What a generation answered at once hears after each piece: go on unless the server stops.
-  const std::function<bool(const std::string&)> still_serving = [this](const std::string&) {
-    return !stopping_.load();
-  };
-
-  http.Get("/", [](const httplib::Request&, httplib::Response& response) {
+  http.route("GET", "/", [](const IncomingRequest&, OutgoingResponse& response) {
     response.set_content("g2c-serve is running (Ollama's and OpenAI's protocols)\n", "text/plain");
   });
-  http.Get("/api/version", [](const httplib::Request&, httplib::Response& response) {
+  http.route("GET", "/api/version", [](const IncomingRequest&, OutgoingResponse& response) {
     answer_json(response, {{"version", "0.6.0"}});
   });
+  http.route(
+      "GET", "/api/tags",
+      guarded([this](const IncomingRequest&, OutgoingResponse& response) { answer_tags(response); },
+              ollama_error));
+  http.route(
+      "POST", "/api/generate",
+      guarded([this](const IncomingRequest& request,
+                     OutgoingResponse& response) { answer_ollama(request, response, false); },
+              ollama_error));
+  http.route("POST", "/api/chat",
+             guarded([this](const IncomingRequest& request,
+                            OutgoingResponse& response) { answer_ollama(request, response, true); },
+                     ollama_error));
+  http.route("POST", "/api/embed",
+             guarded([this](const IncomingRequest& request,
+                            OutgoingResponse& response) { answer_embed(request, response, false); },
+                     ollama_error));
+  http.route("POST", "/api/embeddings",
+             guarded([this](const IncomingRequest& request,
+                            OutgoingResponse& response) { answer_embed(request, response, true); },
+                     ollama_error));
+  http.route("GET", "/v1/models",
+             guarded([this](const IncomingRequest&,
+                            OutgoingResponse& response) { answer_openai_models(response); },
+                     openai_error));
+  http.route("POST", "/v1/chat/completions",
+             guarded([this](const IncomingRequest& request,
+                            OutgoingResponse& response) { answer_openai_chat(request, response); },
+                     openai_error));
 
-  http.Get("/api/tags", guarded(
-                            [this](const httplib::Request&, httplib::Response& response) {
-                              json models = json::array();
-                              for (const auto& name : registry_.names()) {
-                                models.push_back(tag_of(name));
-                              }
-                              answer_json(response, {{"models", models}});
-                            },
-                            ollama_error));
-
-  // /api/generate and /api/chat: the same but for the request's shape and the answer's field.
-  const auto ollama_generation = [this, model_for, still_serving](bool chat) -> Route {
-    return [this, model_for, still_serving, chat](const httplib::Request& request,
-                                                  httplib::Response& response) {
-      const auto body = parse_body(request);
-      const auto model_name = string_field(body, "model", true);
-      ServedRequest served;
-      if (chat) {
-        served.messages = read_messages(body);
-      } else {
-        served.prompt = string_field(body, "prompt", false);
-        if (body.contains("raw") && !body["raw"].is_boolean()) {
-          throw BadRequest{400, "\"raw\" must be true or false"};
-        }
-        served.raw = body.value("raw", false);
-        if (auto system = string_field(body, "system", false); !system.empty()) {
-          served.system = std::move(system);
-        }
-      }
-      read_ollama_options(body, served);
-      const bool stream = stream_field(body, true);
-      double load_ms = 0;
-      const auto model = model_for(model_name, load_ms);
-
-      // Tools (module 18): one turn of the native channel, answered whole.
-      if (chat && body.contains("tools") && !body["tools"].is_null()) {
-        if (!body["tools"].is_array()) {
-          throw BadRequest{400,
-                           "\"tools\" must be a list of {\"type\": \"function\", "
-                           "\"function\": {...}} specs"};
-        }
-        if (!body["tools"].empty() && !served.messages.empty()) {
-          ChatOptions options;
-          options.max_new_tokens = served.max_new_tokens < 0 ? 512 : served.max_new_tokens;
-          options.temperature = served.temperature;
-          options.top_k = served.top_k;
-          options.top_p = served.top_p;
-          const auto started = Clock::now();
-          const auto reply = model->chat_with_tools(body["messages"], body["tools"], options);
-          ServedGeneration generation;
-          generation.prompt_tokens = reply.prompt_tokens.value_or(0);
-          generation.completion_tokens = reply.completion_tokens.value_or(0);
-          generation.eval_ns = nanoseconds_since(started);
-          auto calls = json::array();
-          for (const auto& call : reply.tool_calls) {
-            calls.push_back(
-                {{"id", call.value("call_id", std::string())},
-                 {"function", {{"name", call["name"]}, {"arguments", call["arguments"]}}}});
-          }
-          auto done = ollama_done(true, model_name, reply.content, generation,
-                                  nanoseconds_since(started), load_ms);
-          if (!calls.empty()) done["message"]["tool_calls"] = calls;
-          if (stream) {
-            // Ollama streams a call as one message line, then the done line.
-            auto line = ollama_line(true, model_name, reply.content);
-            if (!calls.empty()) line["message"]["tool_calls"] = calls;
-            done["message"] = {{"role", "assistant"}, {"content", ""}};
-            response.set_content(line.dump() + "\n" + done.dump() + "\n", "application/x-ndjson");
-          } else {
-            answer_json(response, done);
-          }
-          return;
-        }
-      }
-
-      // Nothing to generate: Ollama's answer to "load the model".
-      if (chat ? served.messages.empty() : served.prompt.empty()) {
-        auto done = ollama_line(chat, model_name, "");
-        done["done"] = true;
-        done["done_reason"] = "load";
-        answer_json(response, done);
-        return;
-      }
-      model->check(served);  // a prompt too long is a 400, before any answer starts
-      const auto started = Clock::now();
-      if (!stream) {
-        const auto generation = model->generate(served, still_serving);
-        answer_json(response, ollama_done(chat, model_name, generation.text, generation,
-                                          nanoseconds_since(started), load_ms));
-        return;
-      }
-      response.set_chunked_content_provider(
-          "application/x-ndjson", [this, model, served, chat, model_name, started, load_ms](
-                                      std::size_t, httplib::DataSink& sink) {
-            const auto send = [&sink](const json& line) {
-              const auto text = line.dump() + "\n";
-              return sink.write(text.data(), text.size());
-            };
-            try {
-              const auto generation = model->generate(served, [&](const std::string& text) {
-                return !stopping_ && send(ollama_line(chat, model_name, text));
-              });
-              send(ollama_done(chat, model_name, "", generation, nanoseconds_since(started),
-                               load_ms));
-            } catch (const EndGeneration&) {
-              if (!stopping_) ++abandoned_;
-              return false;  // the client has gone, or the server is stopping
-            } catch (const std::exception& failure) {
-              send({{"error", failure.what()}});
-            }
-            sink.done();
-            return true;
-          });
-    };
-  };
-  http.Post("/api/generate", guarded(ollama_generation(false), ollama_error));
-  http.Post("/api/chat", guarded(ollama_generation(true), ollama_error));
-
-  // /api/embed {"model", "input": text or [texts], "truncate"?}; /api/embeddings {"model",
-  // "prompt"} is its older form, one vector as "embedding".
-  const auto embed_route = [model_for](bool legacy) -> Route {
-    return [model_for, legacy](const httplib::Request& request, httplib::Response& response) {
-      const auto body = parse_body(request);
-      const auto model_name = string_field(body, "model", true);
-      std::vector<std::string> texts;
-      const auto key = legacy ? "prompt" : "input";
-      if (body.contains(key) && body[key].is_string()) {
-        texts.push_back(body[key].get<std::string>());
-      } else if (!legacy && body.contains(key) && body[key].is_array()) {
-        for (const auto& text : body[key]) {
-          if (!text.is_string()) throw BadRequest{400, "\"input\" must hold strings only"};
-          texts.push_back(text.get<std::string>());
-        }
-      } else {
-        throw BadRequest{400, fmt::format("\"{}\" must be {}", key,
-                                          legacy ? "a string" : "a string or a list of strings")};
-      }
-      if (body.contains("truncate") && !body["truncate"].is_boolean()) {
-        throw BadRequest{400, "\"truncate\" must be true or false"};
-      }
-      double load_ms = 0;
-      const auto model = model_for(model_name, load_ms);
-      const auto started = Clock::now();
-      std::int64_t tokens = 0;
-      const auto vectors = model->embed(texts, body.value("truncate", true), tokens);
-      if (legacy) {
-        answer_json(response, {{"embedding", vectors.front()}});
-        return;
-      }
-      answer_json(response, {{"model", model_name},
-                             {"embeddings", vectors},
-                             {"total_duration", nanoseconds_since(started)},
-                             {"load_duration", static_cast<std::int64_t>(load_ms * 1e6)},
-                             {"prompt_eval_count", tokens}});
-    };
-  };
-  http.Post("/api/embed", guarded(embed_route(false), ollama_error));
-  http.Post("/api/embeddings", guarded(embed_route(true), ollama_error));
-
-  // OpenAI's chat completions.
-  http.Get("/v1/models", guarded(
-                             [this](const httplib::Request&, httplib::Response& response) {
-                               json data = json::array();
-                               for (const auto& name : registry_.names()) {
-                                 data.push_back({{"id", name},
-                                                 {"object", "model"},
-                                                 {"created", unix_now()},
-                                                 {"owned_by", "g2c"}});
-                               }
-                               answer_json(response, {{"object", "list"}, {"data", data}});
-                             },
-                             openai_error));
-  http.Post(
-      "/v1/chat/completions",
-      guarded(
-          [this, model_for, still_serving](const httplib::Request& request,
-                                           httplib::Response& response) {
-            const auto body = parse_body(request);
-            const auto model_name = string_field(body, "model", true);
-            ServedRequest served;
-            served.messages = read_messages(body);
-            if (served.messages.empty()) throw BadRequest{400, "\"messages\" is empty"};
-            // OpenAI's defaults: temperature 1, no top-k, top_p 1.
-            served.temperature = number_field(body, "temperature", 1.0);
-            served.top_k = std::nullopt;
-            served.top_p = number_field(body, "top_p", 1.0);
-            auto max_tokens = integer_field(body, "max_completion_tokens");
-            if (!max_tokens) max_tokens = integer_field(body, "max_tokens");
-            if (max_tokens && *max_tokens < 1) {
-              throw BadRequest{400, fmt::format("max_tokens must be >= 1, got {}", *max_tokens)};
-            }
-            served.max_new_tokens = max_tokens.value_or(-1);
-            if (const auto seed = integer_field(body, "seed")) {
-              served.seed = static_cast<std::uint64_t>(*seed);
-            }
-            served.stop = stop_field(body, "stop");
-            check_sampling(served);
-            const bool stream = stream_field(body, false);
-            double load_ms = 0;
-            const auto model = model_for(model_name, load_ms);
-            model->check(served);
-            const auto id = fmt::format("chatcmpl-g2c{}", ++impl_->completions);
-            const auto created = unix_now();
-            const auto finish = [](const ServedGeneration& generation) {
-              return generation.done_reason == "length" ? "length" : "stop";
-            };
-            if (!stream) {
-              const auto generation = model->generate(served, still_serving);
-              answer_json(
-                  response,
-                  {{"id", id},
-                   {"object", "chat.completion"},
-                   {"created", created},
-                   {"model", model_name},
-                   {"system_fingerprint", "g2c"},
-                   {"choices",
-                    {{{"index", 0},
-                      {"message", {{"role", "assistant"}, {"content", generation.text}}},
-                      {"finish_reason", finish(generation)}}}},
-                   {"usage",
-                    {{"prompt_tokens", generation.prompt_tokens},
-                     {"completion_tokens", generation.completion_tokens},
-                     {"total_tokens", generation.prompt_tokens + generation.completion_tokens}}}});
-              return;
-            }
-            response.set_chunked_content_provider(
-                "text/event-stream", [this, model, served, id, created, model_name, finish](
-                                         std::size_t, httplib::DataSink& sink) {
-                  const auto event = [&sink](const std::string& data) {
-                    const auto text = "data: " + data + "\n\n";
-                    return sink.write(text.data(), text.size());
-                  };
-                  try {
-                    event(openai_chunk(id, created, model_name,
-                                       {{"role", "assistant"}, {"content", ""}}, nullptr)
-                              .dump());
-                    const auto generation = model->generate(served, [&](const std::string& text) {
-                      return !stopping_ && event(openai_chunk(id, created, model_name,
-                                                              {{"content", text}}, nullptr)
-                                                     .dump());
-                    });
-                    event(openai_chunk(id, created, model_name, json::object(), finish(generation))
-                              .dump());
-                    event("[DONE]");
-                  } catch (const EndGeneration&) {
-                    if (!stopping_) ++abandoned_;
-                    return false;
-                  } catch (const std::exception& failure) {
-                    event(json({{"error", {{"message", failure.what()}}}}).dump());
-                  }
-                  sink.done();
-                  return true;
-                });
-          },
-          openai_error));
-
-  // Answers httplib wrote itself (no route, a body over the limit) get a JSON error too.
-  http.set_error_handler(httplib::Server::HandlerWithResponse(
-      [this](const httplib::Request& request, httplib::Response& response) {
-        if (!response.body.empty()) return httplib::Server::HandlerResponse::Unhandled;
-        const auto message =
-            response.status == 404
-                ? fmt::format("no such endpoint: {} {}", request.method, request.path)
-            : response.status == 413
-                ? fmt::format("the request body is over {} bytes", options_.max_body_bytes)
-                : fmt::format("HTTP {}", response.status);
-        (request.path.starts_with("/v1/") ? openai_error : ollama_error)(response, response.status,
-                                                                         message);
-        return httplib::Server::HandlerResponse::Handled;
-      }));
-
-  http.set_logger([this](const httplib::Request& request, const httplib::Response& response) {
+  // Answers the HTTP layer gives itself (no route, a request over a limit, a full queue, a refused
+  // origin) are JSON errors in the protocol of the path asked for.
+  http.set_error_answer([](const IncomingRequest& request, OutgoingResponse& response, int status,
+                           const std::string& message) {
+    (request.path.starts_with("/v1/") ? openai_error : ollama_error)(response, status, message);
+  });
+  http.set_head_check([this](const IncomingRequest& head) { return check_head(head); });
+  http.set_on_answered([this](const IncomingRequest& request, int status) {
     const auto answered = ++answered_;
     if (options_.log_requests) {
-      std::cerr << fmt::format("g2c-serve: {} {} -> {}\n", request.method, request.path,
-                               response.status);
+      std::cerr << fmt::format("g2c-serve: {} {} -> {}\n", printable(request.method),
+                               printable(request.path), status);
     }
     if (options_.max_requests > 0 && answered >= options_.max_requests) impl_->http.stop();
+  });
+}
+
+void Server::answer_tags(OutgoingResponse& response) {
+  json models = json::array();
+  for (const auto& name : registry_.names()) models.push_back(tag_of(name));
+  answer_json(response, {{"models", models}});
+}
+
+/// /api/generate and /api/chat: the same but for the request's shape and the answer's field.
+void Server::answer_ollama(const IncomingRequest& request, OutgoingResponse& response, bool chat) {
+  const auto body = parse_body(request);
+  const auto model_name = string_field(body, "model", true);
+  ServedRequest served;
+  if (chat) {
+    served.messages = read_messages(body);
+  } else {
+    served.prompt = string_field(body, "prompt", false);
+    if (body.contains("raw") && !body["raw"].is_boolean()) {
+      throw BadRequest{400, "\"raw\" must be true or false"};
+    }
+    served.raw = body.value("raw", false);
+    if (auto system = string_field(body, "system", false); !system.empty()) {
+      served.system = std::move(system);
+    }
+  }
+  read_ollama_options(body, served);
+  const bool stream = stream_field(body, true);
+  const bool with_tools = chat && body.contains("tools") && !body["tools"].is_null();
+  if (with_tools) check_tools(body["tools"]);
+  double load_ms = 0;
+  const auto model = model_for(model_name, load_ms);
+
+  // Tools (module 18): one turn of the native channel, answered whole.
+  if (with_tools && !body["tools"].empty() && !served.messages.empty()) {
+    ChatOptions options;
+    options.max_new_tokens = served.max_new_tokens < 0 ? 512 : served.max_new_tokens;
+    options.temperature = served.temperature;
+    options.top_k = served.top_k;
+    options.top_p = served.top_p;
+    const auto started = Clock::now();
+    const auto reply = model->chat_with_tools(body["messages"], body["tools"], options);
+    ServedGeneration generation;
+    generation.prompt_tokens = reply.prompt_tokens.value_or(0);
+    generation.completion_tokens = reply.completion_tokens.value_or(0);
+    generation.eval_ns = nanoseconds_since(started);
+    auto calls = json::array();
+    for (const auto& call : reply.tool_calls) {
+      calls.push_back({{"id", call.value("call_id", std::string())},
+                       {"function", {{"name", call["name"]}, {"arguments", call["arguments"]}}}});
+    }
+    auto done = ollama_done(true, model_name, reply.content, generation, nanoseconds_since(started),
+                            load_ms);
+    if (!calls.empty()) done["message"]["tool_calls"] = calls;
+    if (stream) {
+      // Ollama streams a call as one message line, then the done line.
+      auto line = ollama_line(true, model_name, reply.content);
+      if (!calls.empty()) line["message"]["tool_calls"] = calls;
+      done["message"] = {{"role", "assistant"}, {"content", ""}};
+      response.set_content(to_text(line) + "\n" + to_text(done) + "\n", "application/x-ndjson");
+    } else {
+      answer_json(response, done);
+    }
+    return;
+  }
+
+  // Nothing to generate: Ollama's answer to "load the model".
+  if (chat ? served.messages.empty() : served.prompt.empty()) {
+    auto done = ollama_line(chat, model_name, "");
+    done["done"] = true;
+    done["done_reason"] = "load";
+    answer_json(response, done);
+    return;
+  }
+  model->check(served);  // a prompt too long is a 400, before any answer starts
+  const auto started = Clock::now();
+  if (!stream) {
+    const auto generation = generate_whole(*model, served, request);
+    if (!generation) return;  // nobody is waiting for it
+    answer_json(response, ollama_done(chat, model_name, generation->text, *generation,
+                                      nanoseconds_since(started), load_ms));
+    return;
+  }
+  response.set_stream("application/x-ndjson", [this, model, served, chat, model_name, started,
+                                               load_ms](const StreamWriter& write) {
+    const auto send = [&write](const json& line) { return write(to_text(line) + "\n"); };
+    return stream_generation(
+        *model, served,
+        [&](const std::string& piece) { return send(ollama_line(chat, model_name, piece)); },
+        [&](const ServedGeneration& generation) {
+          send(ollama_done(chat, model_name, "", generation, nanoseconds_since(started), load_ms));
+        },
+        [&](const std::string& message) {
+          send({{"error", message}});
+        });
+  });
+}
+
+std::optional<ServedGeneration> Server::generate_whole(ServedModel& model,
+                                                       const ServedRequest& served,
+                                                       const IncomingRequest& request) {
+  try {
+    return model.generate(served, while_wanted(request));
+  } catch (const EndGeneration&) {
+    if (stopping_) throw;
+    ++abandoned_;
+    return std::nullopt;
+  }
+}
+
+bool Server::stream_generation(ServedModel& model, const ServedRequest& served,
+                               const std::function<bool(const std::string&)>& piece,
+                               const std::function<void(const ServedGeneration&)>& finish,
+                               const std::function<void(const std::string&)>& fail) {
+  try {
+    const auto generation =
+        model.generate(served, [&](const std::string& text) { return !stopping_ && piece(text); });
+    finish(generation);
+    return true;
+  } catch (const EndGeneration&) {
+    if (!stopping_) ++abandoned_;
+    return false;  // the client has gone, or the server is stopping
+  } catch (const std::exception& failure) {
+    fail(g2c::describe_error(failure));
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+/// /api/embed {"model", "input": text or [texts], "truncate"?}; /api/embeddings {"model",
+/// "prompt"} is its older form, one vector as "embedding".
+void Server::answer_embed(const IncomingRequest& request, OutgoingResponse& response, bool legacy) {
+  const auto body = parse_body(request);
+  const auto model_name = string_field(body, "model", true);
+  std::vector<std::string> texts;
+  const auto key = legacy ? "prompt" : "input";
+  if (body.contains(key) && body[key].is_string()) {
+    texts.push_back(body[key].get<std::string>());
+  } else if (!legacy && body.contains(key) && body[key].is_array()) {
+    for (const auto& text : body[key]) {
+      if (!text.is_string()) throw BadRequest{400, "\"input\" must hold strings only"};
+      texts.push_back(text.get<std::string>());
+    }
+  } else {
+    throw BadRequest{400, fmt::format("\"{}\" must be {}", key,
+                                      legacy ? "a string" : "a string or a list of strings")};
+  }
+  if (body.contains("truncate") && !body["truncate"].is_boolean()) {
+    throw BadRequest{400, "\"truncate\" must be true or false"};
+  }
+  double load_ms = 0;
+  const auto model = model_for(model_name, load_ms);
+  const auto started = Clock::now();
+  std::int64_t tokens = 0;
+  const auto vectors = model->embed(texts, body.value("truncate", true), tokens);
+  if (legacy) {
+    answer_json(response, {{"embedding", vectors.front()}});
+    return;
+  }
+  answer_json(response, {{"model", model_name},
+                         {"embeddings", vectors},
+                         {"total_duration", nanoseconds_since(started)},
+                         {"load_duration", static_cast<std::int64_t>(load_ms * 1e6)},
+                         {"prompt_eval_count", tokens}});
+}
+
+void Server::answer_openai_models(OutgoingResponse& response) {
+  json data = json::array();
+  for (const auto& name : registry_.names()) {
+    data.push_back(
+        {{"id", name}, {"object", "model"}, {"created", unix_now()}, {"owned_by", "g2c"}});
+  }
+  answer_json(response, {{"object", "list"}, {"data", data}});
+}
+
+/// OpenAI's chat completions.
+void Server::answer_openai_chat(const IncomingRequest& request, OutgoingResponse& response) {
+  const auto body = parse_body(request);
+  const auto model_name = string_field(body, "model", true);
+  ServedRequest served;
+  served.messages = read_messages(body);
+  if (served.messages.empty()) throw BadRequest{400, "\"messages\" is empty"};
+  // OpenAI's defaults: temperature 1, no top-k, top_p 1.
+  served.temperature = number_field(body, "temperature", 1.0);
+  served.top_k = std::nullopt;
+  served.top_p = number_field(body, "top_p", 1.0);
+  auto max_tokens = integer_field(body, "max_completion_tokens");
+  if (!max_tokens) max_tokens = integer_field(body, "max_tokens");
+  if (max_tokens && *max_tokens < 1) {
+    throw BadRequest{400, fmt::format("max_tokens must be >= 1, got {}", *max_tokens)};
+  }
+  served.max_new_tokens = max_tokens.value_or(-1);
+  served.seed = seed_field(body, "seed");
+  served.stop = stop_field(body, "stop");
+  check_sampling(served);
+  const bool stream = stream_field(body, false);
+  double load_ms = 0;
+  const auto model = model_for(model_name, load_ms);
+  model->check(served);
+  const auto id = fmt::format("chatcmpl-g2c{}", ++impl_->completions);
+  const auto created = unix_now();
+  const auto finish = [](const ServedGeneration& generation) {
+    return generation.done_reason == "length" ? "length" : "stop";
+  };
+  if (!stream) {
+    const auto generation = generate_whole(*model, served, request);
+    if (!generation) return;  // nobody is waiting for it
+    answer_json(response,
+                {{"id", id},
+                 {"object", "chat.completion"},
+                 {"created", created},
+                 {"model", model_name},
+                 {"system_fingerprint", "g2c"},
+                 {"choices",
+                  {{{"index", 0},
+                    {"message", {{"role", "assistant"}, {"content", generation->text}}},
+                    {"finish_reason", finish(*generation)}}}},
+                 {"usage",
+                  {{"prompt_tokens", generation->prompt_tokens},
+                   {"completion_tokens", generation->completion_tokens},
+                   {"total_tokens", generation->prompt_tokens + generation->completion_tokens}}}});
+    return;
+  }
+  response.set_stream("text/event-stream", [this, model, served, id, created, model_name,
+                                            finish](const StreamWriter& write) {
+    const auto event = [&write](const std::string& data) {
+      return write("data: " + data + "\n\n");
+    };
+    const auto chunk = [&](const json& delta, const json& reason) {
+      return event(to_text(openai_chunk(id, created, model_name, delta, reason)));
+    };
+    chunk({{"role", "assistant"}, {"content", ""}}, nullptr);
+    return stream_generation(
+        *model, served,
+        [&](const std::string& piece) {
+          return chunk({{"content", piece}}, nullptr);
+        },
+        [&](const ServedGeneration& generation) {
+          chunk(json::object(), finish(generation));
+          event("[DONE]");
+        },
+        [&](const std::string& message) {
+          event(to_text({{"error", {{"message", message}}}}));
+        });
   });
 }
 
@@ -1066,51 +1300,22 @@ Server::~Server() {
   stop();
 }
 
-namespace {
-
-/// Whether something already listens on 127.0.0.1:port (httplib binds with SO_REUSEPORT, which
-/// would let a second server share the port silently instead of failing).
-bool someone_listens(const std::string& host, int port) {
-  if (host != "127.0.0.1" && host != "localhost") return false;
-  const int probe = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (probe < 0) return false;
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<std::uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const bool connected =
-      ::connect(probe, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
-  ::close(probe);
-  return connected;
-}
-
-}  // namespace
-
 void Server::bind() {
   if (impl_->bound) return;
-  if (options_.port != 0 && someone_listens(options_.host, options_.port)) {
+  try {
+    port_ = impl_->http.bind(options_.host, options_.port);
+  } catch (const ValueError& error) {
     throw ValueError(fmt::format(
-        "g2c-serve: something already listens on {}:{} (another g2c-serve, or Ollama, which "
-        "also uses 11434): stop it or give another --port",
-        options_.host, options_.port));
-  }
-  if (options_.port == 0) {
-    port_ = impl_->http.bind_to_any_port(options_.host);
-  } else {
-    port_ = impl_->http.bind_to_port(options_.host, options_.port) ? options_.port : -1;
-  }
-  if (port_ < 0) {
-    throw ValueError(fmt::format(
-        "g2c-serve could not listen on {}:{} (is another server there? Ollama also uses 11434): "
-        "give another --port",
-        options_.host, options_.port));
+        "g2c-serve: something already listens on {}:{}, or the address cannot be used ({}): stop "
+        "the other server (Ollama also uses 11434) or give another --port",
+        options_.host, options_.port, error.what()));
   }
   impl_->bound = true;
 }
 
 void Server::listen() {
   bind();
-  impl_->http.listen_after_bind();
+  impl_->http.listen();
 }
 
 void Server::stop() {

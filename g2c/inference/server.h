@@ -17,9 +17,15 @@
 // "stream": true), one piece of text per token as it is generated. Options as Ollama documents
 // them: temperature (0.8), top_k (40), top_p (0.9), num_predict (-1: until the end token or the
 // context is full), seed, stop. A bad request gets a 4xx answer with a JSON error that says what
-// was wrong; a client that goes away mid-stream stops its generation. Requests run at once on a
-// pool of threads, each with its own KV cache and random generator, so a slow client holds up no
-// one else. Models are loaded on first use and kept.
+// was wrong; a client that goes away stops its generation at the next token, streamed or not.
+// Requests run at once on a pool of threads, each with its own KV cache and random generator;
+// requests still arriving are read by one thread beside them (http_server.h), so a slow client
+// holds up no one else. Models are loaded on first use and kept.
+//
+// Who may ask: a server listening on this machine answers requests addressed to it (Host:
+// localhost, 127.0.0.1, [::1]) from programs or from pages of local origins, and refuses other
+// web pages (403) unless --allow-origin names them, as Ollama does against DNS rebinding;
+// --api-key makes every request show the key.
 //
 // Tools (module 18): /api/chat with "tools" answers as Ollama does, with "tool_calls" in its
 // message. The pretrained model decodes a call under the tools' schemas (PretrainedBackend's
@@ -46,6 +52,7 @@
 #include <nlohmann/json.hpp>
 
 #include "g2c/inference/backend.h"
+#include "g2c/inference/http_server.h"
 #include "g2c/pretraining/model_artifact.h"
 
 namespace g2c::inference {
@@ -140,16 +147,22 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   int port = 11434;  // 0: any free port (port() says which)
   std::size_t max_body_bytes = 1 << 20;
-  std::size_t threads = 16;
+  std::size_t threads = 16;    // requests generated at once
+  std::size_t max_queue = 64;  // requests waiting for a thread; past it 503 (OLLAMA_MAX_QUEUE)
   /// Stop by itself after answering this many requests (tests, demos); 0: never.
   std::size_t max_requests = 0;
   std::filesystem::path models_dir = g2c::pretraining::models_root();
   bool log_requests = true;  // one line per request on stderr
+  /// Web pages whose requests are answered besides this machine's own ("http://host:port", or
+  /// "*" for any). A request with another Origin header gets 403.
+  std::vector<std::string> allowed_origins;
+  /// When set, every request must carry "Authorization: Bearer <api_key>" (401 otherwise).
+  std::string api_key;
 };
 
-/// The HTTP server. listen() blocks until stop() (from any thread, or a signal handler thread)
-/// or max_requests answers; generations in progress then end at their next token, streams
-/// close, and answers not yet sent get 503.
+/// The HTTP server, on the HTTP layer of http_server.h. listen() blocks until stop() (from any
+/// thread, or a signal handler thread) or max_requests answers; generations in progress then end
+/// at their next token, streams close, and answers not yet sent get 503.
 class Server {
  public:
   explicit Server(ServerOptions options = {});
@@ -172,6 +185,24 @@ class Server {
  private:
   /// Ollama's /api/tags entry for a served model.
   nlohmann::json tag_of(const std::string& name);
+  /// A request's Host, Origin and API key, before its body is read; why it is refused, if it is.
+  std::optional<Refusal> check_head(const IncomingRequest& head) const;
+  std::shared_ptr<ServedModel> model_for(const std::string& name, double& load_ms);
+  std::function<bool(const std::string&)> while_wanted(const IncomingRequest& request);
+  /// A generation answered at once; nullopt when its client left before it was done.
+  std::optional<ServedGeneration> generate_whole(ServedModel& model, const ServedRequest& served,
+                                                 const IncomingRequest& request);
+  /// A generation streamed: each piece through `piece` (false: the client has gone), then
+  /// `finish`, or `fail` with the message of what went wrong. false: cut the connection.
+  bool stream_generation(ServedModel& model, const ServedRequest& served,
+                         const std::function<bool(const std::string&)>& piece,
+                         const std::function<void(const ServedGeneration&)>& finish,
+                         const std::function<void(const std::string&)>& fail);
+  void answer_tags(OutgoingResponse& response);
+  void answer_ollama(const IncomingRequest& request, OutgoingResponse& response, bool chat);
+  void answer_embed(const IncomingRequest& request, OutgoingResponse& response, bool legacy);
+  void answer_openai_models(OutgoingResponse& response);
+  void answer_openai_chat(const IncomingRequest& request, OutgoingResponse& response);
 
   struct Impl;
   ServerOptions options_;

@@ -1,7 +1,8 @@
 // Framework checks of module 16's backend over the pretrained model (g2c/inference/
 // pretrained_backend.h), on the real SmolLM2-135M-Instruct file (skipped, visibly, without it):
 // the chat template's answer the course tests know, the same answer from the float32 and the
-// packed weights, raw continuation, the benchmark over it, and what it refuses.
+// packed weights, raw continuation, the benchmark over it, and what it refuses (tool names a model
+// cannot spell among them).
 #include <memory>
 #include <string>
 #include <string_view>
@@ -96,6 +97,30 @@ TEST_CASE("pretrained_backend_refuses_what_it_cannot_answer", "[inference]") {
   for (int i = 0; i < 9000; ++i) long_prompt += " word";
   CHECK_THROWS_WITH(backend.complete(long_prompt, greedy(4)), Contains("context 8192"));
   CHECK_THROWS_AS(PretrainedBackend(nullptr), g2c::ValueError);
+}
+
+TEST_CASE("pretrained_backend_refuses_tool_names_a_model_cannot_spell", "[inference]") {
+  if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
+  // Two names that share the prefix q": spelling under a mask of the names ends at the quote and
+  // names no tool. Refused before decoding, for the constrained backend and the free one alike.
+  const auto tool = [](const std::string& name) {
+    return nlohmann::json{{"type", "function"},
+                          {"function",
+                           {{"name", name},
+                            {"parameters",
+                             {{"type", "object"},
+                              {"properties", {{"x", {{"type", "string"}}}}},
+                              {"required", {"x"}}}}}}};
+  };
+  const nlohmann::json messages = {{{"role", "user"}, {"content", "call q"}}};
+  for (const auto choice :
+       {g2c::inference::ToolChoice::Required, g2c::inference::ToolChoice::Auto}) {
+    auto backend = smol(true, PretrainedBackendOptions().with_tool_choice(choice));
+    const nlohmann::json tools = {tool("q\"\x01"), tool("q\"\x02")};
+    CHECK_THROWS_AS(backend.chat_with_tools(messages, tools, {}), g2c::ValueError);
+    CHECK_THROWS_WITH(backend.chat_with_tools(messages, nlohmann::json::array({tool("a b")}), {}),
+                      Contains("1 to 64 letters"));
+  }
 }
 
 TEST_CASE("pretrained_backend_streams_the_reply_it_returns", "[inference]") {

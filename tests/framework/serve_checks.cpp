@@ -3,10 +3,11 @@
 // cases; every kind of bad request answered 4xx with a JSON error; and, on the real
 // SmolLM2-135M-Instruct file (skipped, visibly, without it), module 16's OllamaBackend through the
 // server giving exactly the in-process backend's answer, eight clients at once each getting the
-// answer it gets alone, a client that leaves mid-stream ending its generation, and a client that
-// never reads holding up no one; and a course model saved in a temporary folder, served as module
-// 11's generate() continues its prompt. scripts/check_serve.py drives the same server with the
-// official `ollama` and `openai` Python clients and stops it with SIGTERM.
+// answer it gets alone, a client that leaves — mid-stream or before a whole answer — ending its
+// generation, and a client that never reads holding up no one; and a course model saved in a
+// temporary folder, served as module 11's generate() continues its prompt. scripts/check_serve.py
+// drives the same server with the official `ollama` and `openai` Python clients and stops it with
+// SIGTERM.
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -114,6 +115,26 @@ int open_request(int port, const std::string& path, const std::string& body) {
                        "\r\n\r\n" + body;
   REQUIRE(::send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size()));
   return fd;
+}
+
+/// A request for 2000 tokens, which would take half a minute.
+std::string long_story(bool stream) {
+  return json({{"model", kName},
+               {"prompt", "Tell me a long story."},
+               {"stream", stream},
+               {"options", {{"num_predict", 2000}}}})
+      .dump();
+}
+
+/// How many generations the server has ended for clients that left, once there is one or
+/// `seconds` have passed.
+std::size_t abandoned_within(RunningServer& running, int seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (running.server().generations_abandoned() == 0 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return running.server().generations_abandoned();
 }
 
 json chat_request(const std::string& question, std::int64_t tokens, bool stream) {
@@ -278,21 +299,24 @@ TEST_CASE("a_client_that_leaves_mid_stream_ends_its_generation", "[serve]") {
   if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
   RunningServer running;
   require_the_model_runs(running);
-  // 2000 tokens would take half a minute; the client reads the first piece and leaves.
-  const int fd = open_request(running.port(), "/api/generate",
-                              json({{"model", kName},
-                                    {"prompt", "Tell me a long story."},
-                                    {"options", {{"num_predict", 2000}}}})
-                                  .dump());
+  // The client reads the first piece and leaves.
+  const int fd = open_request(running.port(), "/api/generate", long_story(true));
   char buffer[512];
   REQUIRE(::recv(fd, buffer, sizeof buffer, 0) > 0);
   ::close(fd);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (running.server().generations_abandoned() == 0 &&
-         std::chrono::steady_clock::now() < deadline) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  CHECK(running.server().generations_abandoned() == 1);
+  CHECK(abandoned_within(running, 20) == 1);
+}
+
+TEST_CASE("a_client_that_leaves_before_a_whole_answer_ends_its_generation", "[serve]") {
+  if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
+  RunningServer running;
+  require_the_model_runs(running);
+  // Not streamed: nothing is written until the end, so only asking whether the client is still
+  // there can stop the 2000 tokens.
+  const int fd = open_request(running.port(), "/api/generate", long_story(false));
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  ::close(fd);
+  CHECK(abandoned_within(running, 20) == 1);
 }
 
 TEST_CASE("a_client_that_never_reads_holds_up_no_one", "[serve]") {

@@ -5,14 +5,21 @@
 //   curl http://127.0.0.1:11434/api/generate -d '{"model": "SmolLM2-135M-Instruct",
 //        "prompt": "What is the capital of France?", "stream": false}'
 //
-// Ctrl-C or SIGTERM stops it: requests in progress finish, nothing is left behind.
-// Exit status: g2c::run_cli's table (g2c/core/cli.h): 0 stopped cleanly, 2 bad input (a port that
-// is taken, a bad option), 1 anything else.
+// Ctrl-C or SIGTERM stops it within a moment: requests still arriving are dropped, generations in
+// progress end at their next token, and the process exits.
+//
+// It answers this machine: requests for Host: localhost or 127.0.0.1, from programs or local web
+// pages. --allow-origin lets named web pages in; --api-key (or G2C_SERVE_API_KEY, which keeps the
+// key out of the process list) makes every request show the key, for a server reachable from
+// elsewhere. Exit status: g2c::run_cli's table (g2c/core/cli.h): 0 stopped cleanly, 2 bad input (a
+// port that is taken, a bad option), 1 anything else.
 #include <pthread.h>
 #include <csignal>
 #include <cstdlib>
 #include <iostream>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -29,16 +36,25 @@ struct Options {
   int port = 11434;
   std::size_t max_requests = 0;
   std::size_t threads = 16;
+  std::size_t max_queue = 64;
   int torch_threads = 1;
   std::string preload;
+  std::vector<std::string> allowed_origins;
+  std::string api_key;
   bool quiet = false;
 };
 
 int serve(const Options& options) {
-  if (options.host != "127.0.0.1" && options.host != "localhost" && options.host != "::1") {
+  std::string api_key = options.api_key;
+  if (const char* from_environment = std::getenv("G2C_SERVE_API_KEY");
+      api_key.empty() && from_environment) {
+    api_key = from_environment;
+  }
+  if (options.host != "127.0.0.1" && options.host != "localhost" && options.host != "::1" &&
+      api_key.empty()) {
     fmt::print(stderr,
-               "g2c-serve: listening on {} makes the models reachable from other machines; "
-               "there is no authentication\n",
+               "g2c-serve: listening on {} makes the models reachable from other machines, and "
+               "anyone who reaches it may use them; give --api-key to require a key\n",
                options.host);
   }
   // Each request computes on its own thread: one LibTorch thread each keeps concurrent requests
@@ -58,6 +74,9 @@ int serve(const Options& options) {
   server_options.port = options.port;
   server_options.max_requests = options.max_requests;
   server_options.threads = options.threads;
+  server_options.max_queue = options.max_queue;
+  server_options.allowed_origins = options.allowed_origins;
+  server_options.api_key = api_key;
   server_options.log_requests = !options.quiet;
   g2c::inference::Server server(server_options);
   server.bind();
@@ -112,10 +131,21 @@ int main(int argc, char** argv) {
                  "Stop by itself after answering this many requests (0: never)")
       .non_negative();
   app.add_option("--threads", options.threads, "Requests served at once").positive();
+  app.add_option("--max-queue", options.max_queue,
+                 "Requests that may wait for a thread; more are answered 503 (busy)")
+      .positive();
+  app.add_option("--allow-origin", options.allowed_origins,
+                 "A web page origin whose requests are answered (http://host:port, or * for any); "
+                 "repeat for several")
+      .no_default();
   app.add_option("--torch-threads", options.torch_threads,
                  "LibTorch threads per request (0: LibTorch's default)")
       .non_negative();
   app.add_option("--preload", options.preload, "Load this model before the first request")
+      .no_default();
+  app.add_option(
+         "--api-key", options.api_key,
+         "Require \"Authorization: Bearer KEY\" on every request (or set G2C_SERVE_API_KEY)")
       .no_default();
   app.add_flag("--quiet", options.quiet, "No line per request on stderr");
   return g2c::run_cli(app, argc, argv, [&] { return serve(options); });
