@@ -9,7 +9,9 @@ environment): the model list, /api/generate and /api/chat with and without strea
 with tools (a call comes back as the client's ToolCall, streamed and not), /api/embed,
 /v1/chat/completions with and without streaming, and errors raised as each client's own exception.
 The streamed text must equal the text answered at once, and greedy answers must be the ones the
-course's model gives in-process ("The capital of France is Paris."). Then SIGTERM in the middle of
+course's model gives in-process ("The capital of France is Paris."). What clients read before they
+use a model: /api/show (template, parameters, capabilities), /api/ps, OpenAI's embeddings; and
+Ollama's options as documented (repeat_penalty, seed, num_ctx honoured; a misspelt one refused). Then SIGTERM in the middle of
 a streamed answer must end the server within seconds with status 0 and the port free again; and a
 server started with --max-requests must stop by itself. Every wait is bounded. Skipped, saying why,
 without SmolLM2's file (scripts/setup.sh fetches it).
@@ -30,7 +32,9 @@ import openai
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NAME = "SmolLM2-135M-Instruct"
 GGUF = os.path.join(ROOT, "artifacts", "pretrained", NAME, f"{NAME}.Q4_1.gguf")
-GREEDY = {"temperature": 0, "num_predict": 24}
+# Plain greedy decoding, to compare with the in-process model's answers: Ollama's default
+# repetition penalty (1.1 over 64 tokens, which g2c-serve applies too) turned off.
+GREEDY = {"temperature": 0, "num_predict": 24, "repeat_penalty": 1.0}
 
 checks = 0
 
@@ -159,6 +163,56 @@ def check_openai_client(url: str, chat_text: str) -> None:
         check(True, "an unknown model raises openai.NotFoundError")
 
 
+def check_what_clients_read(binary: str) -> None:
+    """/api/show, /api/ps, OpenAI's embeddings, and Ollama's options as Ollama documents them."""
+    server = Served(binary)
+    try:
+        client = ollama.Client(host=server.url, timeout=120)
+        check(client.ps().models == [], "ollama ps(): no model loaded before the first request")
+        shown = client.show(NAME)
+        capabilities = set(shown.capabilities or [])
+        check({"completion", "tools", "embedding"} <= capabilities
+              and "<|im_start|>" in (shown.template or "") and "repeat_penalty 1.1" in shown.parameters,
+              f"ollama show(): template, parameters and capabilities {sorted(capabilities)}")
+        loaded = [m.model for m in client.ps().models]
+        check(loaded == [f"{NAME}:latest"], f"ollama ps(): the model, once loaded ({loaded})")
+
+        question = [{"role": "user", "content": "Count from 1 to 20, separated by commas."}]
+        plain = client.chat(model=NAME, messages=question,
+                            options={**GREEDY, "repeat_penalty": 1.0, "num_predict": 48})
+        penalised = client.chat(model=NAME, messages=question,
+                                options={**GREEDY, "repeat_penalty": 1.5, "num_predict": 48})
+        check(plain.message.content != penalised.message.content,
+              "options.repeat_penalty changes a greedy answer (1.0 against 1.5)")
+        seeded = [client.generate(model=NAME, prompt="Name a colour.",
+                                  options={"seed": 7, "temperature": 1.0, "num_predict": 12}).response
+                  for _ in range(2)]
+        check(seeded[0] == seeded[1], f"options.seed makes a sampled answer repeat ({seeded[0]!r})")
+        try:
+            client.generate(model=NAME, prompt="Tell me a story. " * 40, options={"num_ctx": 64})
+            check(False, "a prompt longer than options.num_ctx is refused")
+        except ollama.ResponseError as error:
+            check(error.status_code == 400 and "context 64" in error.error,
+                  f"a prompt longer than options.num_ctx is refused ({error.error[:60]}...)")
+        try:
+            client.generate(model=NAME, prompt="Hi", options={"temprature": 0})
+            check(False, "a misspelt option is an error")
+        except ollama.ResponseError as error:
+            check(error.status_code == 400 and "temprature" in error.error,
+                  "a misspelt option (temprature) is a 400 naming it")
+
+        openai_client = openai.OpenAI(base_url=f"{server.url}/v1", api_key="-", timeout=120,
+                                      max_retries=0)
+        embedded = openai_client.embeddings.create(model=NAME, input=["The king is dead.", "Hi"])
+        vectors = [item.embedding for item in embedded.data]
+        same = client.embed(model=NAME, input=["The king is dead.", "Hi"]).embeddings
+        check(len(vectors) == 2 and all(abs(a - b) < 1e-6 for a, b in zip(vectors[0], same[0]))
+              and embedded.usage.prompt_tokens > 0,
+              "openai embeddings.create(): the vectors /api/embed gives")
+    finally:
+        server.kill()
+
+
 def check_sigterm(binary: str) -> None:
     server = Served(binary)
     try:
@@ -222,6 +276,7 @@ def main() -> int:
         check(status == 0, f"after its 15 requests g2c-serve stops by itself (status {status})")
     finally:
         server.kill()
+    check_what_clients_read(binary)
     check_sigterm(binary)
     check_max_requests(binary)
     print(f"checks: {checks} passed, 0 failed, 0 skipped ({time.time() - start:.1f} s)")

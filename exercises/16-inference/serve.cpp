@@ -60,8 +60,13 @@ struct Timings {
 /// machine (its clock, another job) falls on all of them alike.
 std::vector<Timings> time_backends(const std::vector<std::pair<std::string, Backend*>>& backends,
                                    std::int64_t max_tokens, int repeats) {
-  const auto full = CompletionOptions().with_temperature(0).with_max_new_tokens(max_tokens);
-  const auto one = CompletionOptions().with_temperature(0).with_max_new_tokens(1);
+  // The server applies Ollama's defaults (the repetition penalty 1.1 over 64 tokens) to what a
+  // request leaves unsaid; in this process the same extras give the same text. OllamaBackend
+  // sends the four sampling settings only.
+  auto full = CompletionOptions().with_temperature(0).with_max_new_tokens(max_tokens);
+  full.extras = g2c::inference::GenerationExtras::ollama_defaults();
+  auto one = full;
+  one.max_new_tokens = 1;
   std::vector<Timings> timings;
   for (const auto& [label, backend] : backends) {
     backend->complete(kPrompts.front(), one);  // warm: the first call pays for loading

@@ -14,16 +14,19 @@
 namespace g2c::assistant {
 
 agent::AgentOptions agent_options(const AssistantConfig& config) {
+  auto sampling = inference::CompletionOptions()
+                      .with_max_new_tokens(config.max_new_tokens)
+                      .with_temperature(config.temperature)
+                      .with_top_k(config.top_k)
+                      .with_top_p(config.top_p);
+  sampling.extras.repeat_penalty = config.repeat_penalty;
+  sampling.extras.repeat_last_n = config.repeat_last_n;
   return {.max_steps = config.max_steps,
           .plan = config.plan,
           .loop_detection = config.loop_detection,
           .halt_on_stuck = config.halt_on_stuck,
           .scratchpad_max_chars = config.scratchpad_max_chars,
-          .sampling = inference::CompletionOptions()
-                          .with_max_new_tokens(config.max_new_tokens)
-                          .with_temperature(config.temperature)
-                          .with_top_k(config.top_k)
-                          .with_top_p(config.top_p)};
+          .sampling = sampling};
 }
 
 std::string format_context_block(const std::vector<rag::RetrievedChunk>& retrieved) {

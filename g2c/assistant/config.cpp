@@ -37,6 +37,14 @@ void AssistantConfig::validate() const {
         "AssistantConfig: temperature must be >= 0 (0 is greedy), got {}", temperature));
   }
   check_positive("rag_k", rag_k);
+  if (!(repeat_penalty > 0.0)) {
+    throw AssistantError(fmt::format(
+        "AssistantConfig: repeat_penalty must be > 0 (1 is none), got {}", repeat_penalty));
+  }
+  if (repeat_last_n < -1) {
+    throw AssistantError(fmt::format(
+        "AssistantConfig: repeat_last_n must be >= -1 (-1: every token), got {}", repeat_last_n));
+  }
   check_positive_or_unset("max_history_messages", max_history_messages);
   check_positive_or_unset("scratchpad_max_chars", scratchpad_max_chars);
 }
@@ -54,6 +62,8 @@ nlohmann::json AssistantConfig::to_json() const {
           {"temperature", temperature},
           {"top_k", optional(top_k)},
           {"top_p", optional(top_p)},
+          {"repeat_penalty", repeat_penalty},
+          {"repeat_last_n", repeat_last_n},
           {"rag_enabled", rag_enabled},
           {"rag_k", rag_k},
           {"max_history_messages", optional(max_history_messages)},

@@ -42,6 +42,11 @@ struct AssistantConfig {
   double temperature = 0.2;            // >= 0; near-greedy keeps the format and the tool choice
   std::optional<std::int64_t> top_k = std::nullopt;  // nullopt: no top-k
   std::optional<double> top_p = std::nullopt;        // nullopt: no nucleus
+  // This edition's: module 11's repetition penalty over the last repeat_last_n tokens (Ollama's
+  // names; -1: all). 1.0 is none, the Python edition's way; g2c-assistant uses Ollama's 1.1 over
+  // 64, without which greedy decoding can repeat one sentence until the token limit.
+  double repeat_penalty = 1.0;      // > 0
+  std::int64_t repeat_last_n = 64;  // >= -1
   bool rag_enabled = true;  // retrieve before each turn (when the assistant has a retriever)
   std::int64_t rag_k = 5;   // chunks per retrieval, > 0
   // The messages of history each turn's prompt shows (the conversation keeps them all), > 0;

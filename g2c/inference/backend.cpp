@@ -100,6 +100,7 @@ ChatOptions ChatOptions::from_sampling(const CompletionOptions& sampling,
   options.top_p = sampling.top_p;
   options.think = think;
   options.on_text = sampling.on_text;
+  options.extras = sampling.extras;
   return options;
 }
 

@@ -24,6 +24,7 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -101,6 +102,36 @@ struct ChatResult {
 /// with the result only.
 using TextSink = std::function<void(std::string_view piece)>;
 
+/// What serving a model adds to the four sampling settings, Ollama's options by their names:
+/// a seed, stop strings, the repetition penalty over a window, min-p, and a way to end a
+/// generation early. Backends that cannot honour one ignore it (a fake, a student's complete);
+/// PretrainedBackend and the course models' ArtifactChatBackend honour them all, and so g2c-serve
+/// does.
+struct GenerationExtras {
+  std::optional<std::uint64_t> seed;  // nullopt: a fresh draw every call
+  std::vector<std::string> stop;      // the text ends before the first of these (not included)
+  double repeat_penalty = 1.0;        // module 11's CTRL penalty; 1: none (Ollama: 1.1)
+  std::int64_t repeat_last_n = 64;    // the ids it looks back on; -1: all, 0: none (Ollama: 64)
+  double min_p = 0.0;                 // drop tokens below min_p × the likeliest one's probability
+  double frequency_penalty = 0.0;     // OpenAI's: minus this × a token's count in the window
+  double presence_penalty = 0.0;      // OpenAI's: minus this once a token is in the window
+  /// Prompt and reply together may take this many tokens (Ollama's num_ctx); nullopt: the model's
+  /// whole context.
+  std::optional<std::int64_t> context;
+  /// Asked as each token is drawn; false ends the generation there (a client that has gone).
+  std::function<bool()> keep_going;
+
+  /// Ollama's defaults: the repetition penalty 1.1 over the last 64 tokens. What g2c-serve
+  /// applies to a request in Ollama's protocol that does not say otherwise, and what
+  /// g2c-assistant uses (greedy decoding without it repeats a sentence until the token limit).
+  static GenerationExtras ollama_defaults() {
+    GenerationExtras extras;
+    extras.repeat_penalty = 1.1;
+    extras.repeat_last_n = 64;
+    return extras;
+  }
+};
+
 /// The sampling settings every backend understands (module 11's, by the names Ollama uses in
 /// `options`: num_predict is max_new_tokens). temperature 0 is greedy decoding.
 struct CompletionOptions {
@@ -109,6 +140,7 @@ struct CompletionOptions {
   std::optional<std::int64_t> top_k;  // nullopt: no top-k
   std::optional<double> top_p;        // nullopt: no nucleus
   TextSink on_text;                   // empty: the text arrives with the result only
+  GenerationExtras extras;            // serving's settings (not part of to_json)
 
   CompletionOptions& with_max_new_tokens(std::int64_t value) {
     max_new_tokens = value;
@@ -155,6 +187,7 @@ struct ChatOptions {
   std::optional<double> top_p;
   std::optional<bool> think;  // sent only when set: the server decides otherwise
   TextSink on_text;           // the reply's text while it comes; empty: with the result only
+  GenerationExtras extras;    // as CompletionOptions'
 
   ChatOptions& with_max_new_tokens(std::int64_t value) {
     max_new_tokens = value;
@@ -172,8 +205,8 @@ struct ChatOptions {
     on_text = std::move(sink);
     return *this;
   }
-  /// The same sampling settings (and text sink) as `sampling`, and `think`: how a loop written for
-  /// complete() calls chat_with_tools.
+  /// The same sampling settings (text sink and extras too) as `sampling`, and `think`: how a loop
+  /// written for complete() calls chat_with_tools.
   static ChatOptions from_sampling(const CompletionOptions& sampling,
                                    std::optional<bool> think = std::nullopt);
 };

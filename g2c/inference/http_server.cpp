@@ -333,6 +333,22 @@ struct HttpServer::Impl {
     return response;
   }
 
+  /// The answer for a streamed response whose producer threw before writing anything: the
+  /// route's own translation when it gave one (OutgoingResponse::on_failure), else a 500.
+  OutgoingResponse failure_response(const IncomingRequest& request,
+                                    const OutgoingResponse& streamed,
+                                    const std::exception& failure) {
+    if (streamed.on_failure) {
+      OutgoingResponse answer;
+      try {
+        streamed.on_failure(failure, answer);
+        return answer;
+      } catch (...) {
+      }
+    }
+    return error_response(request, 500, "the server failed: " + first_line(failure.what()));
+  }
+
   /// Answers a request the layer refuses while reading it, then drops what the client still
   /// sends for a moment (so it can read the answer before the connection closes).
   void refuse(Connection& connection, int status, const std::string& message) {
@@ -665,27 +681,45 @@ struct HttpServer::Impl {
     const bool streamed = response.stream && !head_only;
     if (streamed && request.version == "HTTP/1.0") keep_alive = false;
     const bool chunked = streamed && request.version == "HTTP/1.1";
-    auto head = response_head(response, chunked, keep_alive);
-    if (!streamed && !head_only) head += response.body;
-    bool delivered = send_all(connection.fd, head, limits.write_timeout);
-    if (delivered && streamed) {
+    bool delivered = true;
+    if (!streamed) {
+      auto whole = response_head(response, false, keep_alive);
+      if (!head_only) whole += response.body;
+      delivered = send_all(connection.fd, whole, limits.write_timeout);
+    } else {
+      // The head goes out with the first piece: a producer that fails before writing anything
+      // (a prompt too long, a model that cannot be loaded) still gets a proper error answer.
+      bool head_sent = false;
       const StreamWriter write = [&](std::string_view piece) {
         if (!delivered) return false;
         if (piece.empty()) return true;
-        const auto framed =
-            chunked ? fmt::format("{:x}\r\n{}\r\n", piece.size(), piece) : std::string(piece);
+        std::string framed = head_sent ? "" : response_head(response, chunked, keep_alive);
+        head_sent = true;
+        framed += chunked ? fmt::format("{:x}\r\n{}\r\n", piece.size(), piece) : std::string(piece);
         delivered = send_all(connection.fd, framed, limits.write_timeout);
         return delivered;
       };
       bool complete = false;
       try {
         complete = response.stream(write) && delivered;
+      } catch (const std::exception& failure) {
+        if (!head_sent) {
+          response = failure_response(request, response, failure);
+          auto whole = response_head(response, false, keep_alive) + response.body;
+          delivered = send_all(connection.fd, whole, limits.write_timeout);
+          head_sent = complete = true;
+        }
+        // Else the head is sent: cutting the connection is all that is left.
       } catch (...) {
-        complete = false;  // the head is sent: cutting the connection is all that is left
       }
-      if (complete && chunked)
+      if (complete && !head_sent) {  // nothing was written: an empty body
+        complete = send_all(connection.fd, response_head(response, chunked, keep_alive),
+                            limits.write_timeout);
+      }
+      if (complete && chunked && response.stream) {
         complete = send_all(connection.fd, "0\r\n\r\n", limits.write_timeout);
-      delivered = complete;
+      }
+      delivered = delivered && complete;
       keep_alive = keep_alive && complete && !stopping;
     }
     if (on_answered) {

@@ -25,6 +25,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -76,8 +77,12 @@ struct OutgoingResponse {
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // extra ones, e.g. Retry-After
   /// Set: the body is produced while it is sent (chunked). It returns true when the answer is
-  /// complete, false to cut the connection (the client then sees an unfinished answer).
+  /// complete, false to cut the connection (the client then sees an unfinished answer). The head
+  /// goes out with the first piece written.
   std::function<bool(const StreamWriter& write)> stream;
+  /// For a stream whose producer throws before it has written anything: fills `answer` for the
+  /// failure (a 400 for a prompt too long, say). Unset: 500.
+  std::function<void(const std::exception& failure, OutgoingResponse& answer)> on_failure;
 
   void set_content(std::string text, std::string type) {
     body = std::move(text);

@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "g2c/core/errors.h"
+#include "g2c/inference/stop_strings.h"
 
 namespace g2c::inference {
 
@@ -23,6 +24,11 @@ BackendInfo info_of(const g2c::pretrained::PretrainedModel& model) {
                       {"context", options.max_seq_len()}});
 }
 
+/// JSON as text, a client's invalid UTF-8 replaced rather than thrown.
+std::string as_text(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 /// The system turn's paragraph about the tools: each tool's name, description and parameters, and
 /// how to call one.
 std::string describe_tools(const nlohmann::json& tools) {
@@ -32,7 +38,8 @@ std::string describe_tools(const nlohmann::json& tools) {
     const auto& function = spec.contains("function") ? spec["function"] : spec;
     out << "- " << function.value("name", std::string("?")) << ": "
         << function.value("description", std::string())
-        << " Parameters: " << function.value("parameters", nlohmann::json::object()).dump() << "\n";
+        << " Parameters: " << as_text(function.value("parameters", nlohmann::json::object()))
+        << "\n";
   }
   out << "To call a tool, reply with only a JSON object: {\"name\": \"<tool>\", \"arguments\": "
          "{...}}. When a tool's result comes back, answer the user in plain text.";
@@ -56,7 +63,7 @@ std::vector<g2c::pretrained::ChatMessage> chat_turns(const nlohmann::json& messa
       throw ValueError(
           fmt::format("PretrainedBackend::chat_with_tools: each message must be an "
                       "object with a string role and content, got {}",
-                      message.dump()));
+                      as_text(message).substr(0, 200)));
     }
     const std::string role = message["role"];
     std::string content = message.value("content", std::string());
@@ -73,9 +80,8 @@ std::vector<g2c::pretrained::ChatMessage> chat_turns(const nlohmann::json& messa
       for (const auto& call : message["tool_calls"]) {
         const auto& function = call.contains("function") ? call["function"] : call;
         if (!text.empty()) text += "\n";
-        text += nlohmann::json{{"name", function.value("name", std::string())},
-                               {"arguments", function.value("arguments", nlohmann::json::object())}}
-                    .dump();
+        text += as_text({{"name", function.value("name", std::string())},
+                         {"arguments", function.value("arguments", nlohmann::json::object())}});
       }
       turns.push_back({"assistant", text});
     } else {
@@ -101,7 +107,7 @@ void check_tool_names(const nlohmann::json& tools) {
       throw ValueError(fmt::format(
           "PretrainedBackend::chat_with_tools: a tool's name must be 1 to 64 letters, digits, "
           "'_' or '-', got {}",
-          name.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).substr(0, 80)));
+          as_text(name).substr(0, 80)));
     }
   }
 }
@@ -141,10 +147,8 @@ std::optional<GuidedCall> decode_guided_call(g2c::pretrained::PretrainedModel& p
   g2c::sampling::LlamaLogitsModel model(*pretrained.model);
   const g2c::sampling::JsonPrefixAutomaton automaton;
   auto state = automaton.initial();
-  const auto sampling = g2c::sampling::GenerateOptions()
-                            .temperature(options.temperature)
-                            .top_k(options.top_k)
-                            .top_p(options.top_p);
+  const auto sampling =
+      generate_options_of(options.temperature, options.top_k, options.top_p, options.extras);
   GuidedCall call;
   const auto force = [&](const std::string& text) {
     const auto forced = tokenizer.encode(text);
@@ -255,26 +259,79 @@ std::optional<GuidedCall> decode_guided_call(g2c::pretrained::PretrainedModel& p
   return call;
 }
 
-// generate_pretrained, with the reply's text passed to `on_text` (when set) as each token
-// completes it: whole UTF-8 characters, the end token left out, so the pieces add up to
-// decode(ids).
-g2c::pretrained::PretrainedGeneration generate_streamed(
-    g2c::pretrained::PretrainedModel& model, const std::vector<std::int64_t>& ids,
-    std::int64_t max_new_tokens, const g2c::sampling::GenerateOptions& sampling,
-    const TextSink& on_text) {
-  if (!on_text) return g2c::pretrained::generate_pretrained(model, ids, max_new_tokens, sampling);
-  g2c::pretrained::PretrainedTextStream stream(model.tokenizer);
-  const auto eos = model.tokenizer.eos_id();
-  auto generation = g2c::pretrained::generate_pretrained(
-      model, ids, max_new_tokens, sampling, [&](std::int64_t id) {
-        if (id == eos) return;
-        if (auto piece = stream.push(id); !piece.empty()) on_text(piece);
-      });
-  if (auto rest = stream.finish(); !rest.empty()) on_text(rest);
-  return generation;
+/// The tokens a prompt and its reply may take together: the model's context, or less when the
+/// extras ask (Ollama's num_ctx).
+std::int64_t context_of(const g2c::pretrained::PretrainedModel& model,
+                        const GenerationExtras& extras) {
+  const auto whole = model.model->options.max_seq_len();
+  return extras.context ? std::clamp<std::int64_t>(*extras.context, 1, whole) : whole;
+}
+
+/// What generate_reply made: the text shown (stop strings cut), the ids drawn, and how it ended.
+struct Reply {
+  std::string text;
+  std::int64_t tokens = 0;
+  bool stopped = false;    // the end token or a stop string
+  bool cancelled = false;  // options' keep_going said no
+};
+
+/// A free-text reply to `ids` under the settings and extras: the one way this backend generates
+/// text, through the pretrained model's one streamed decode (generate_pretrained_text). Pieces go
+/// through the stop strings to `on_text` while they come.
+Reply generate_reply(g2c::pretrained::PretrainedModel& model, const std::vector<std::int64_t>& ids,
+                     std::int64_t max_new_tokens, const g2c::sampling::GenerateOptions& sampling,
+                     const GenerationExtras& extras, const TextSink& on_text) {
+  StopStrings stops(extras.stop);
+  Reply reply;
+  const auto show = [&](const std::string& text) {
+    if (text.empty()) return;
+    reply.text += text;
+    if (on_text) on_text(text);
+  };
+  const auto generation = g2c::pretrained::generate_pretrained_text(
+      model, ids, max_new_tokens, sampling,
+      [&](const std::string& piece) {
+        show(stops.push(piece));
+        return !stops.stopped();
+      },
+      g2c::pretrained::PretrainedDecoding()
+          .repeat_last_n(extras.repeat_last_n)
+          .min_p(extras.min_p)
+          .frequency_penalty(extras.frequency_penalty)
+          .presence_penalty(extras.presence_penalty),
+      extras.keep_going);
+  show(stops.finish());
+  reply.tokens = static_cast<std::int64_t>(generation.ids.size());
+  reply.stopped = generation.stopped || stops.stopped();
+  reply.cancelled = generation.cancelled && !stops.stopped();
+  return reply;
 }
 
 }  // namespace
+
+nlohmann::json sampling_json(const ChatOptions& options) {
+  return CompletionOptions()
+      .with_max_new_tokens(options.max_new_tokens)
+      .with_temperature(options.temperature)
+      .with_top_k(options.top_k)
+      .with_top_p(options.top_p)
+      .to_json();
+}
+
+g2c::sampling::GenerateOptions generate_options_of(double temperature,
+                                                   std::optional<std::int64_t> top_k,
+                                                   std::optional<double> top_p,
+                                                   const GenerationExtras& extras) {
+  auto options = g2c::sampling::GenerateOptions()
+                     .temperature(temperature)
+                     .top_k(top_k)
+                     .top_p(top_p)
+                     .repetition_penalty(extras.repeat_last_n == 0 ? 1.0 : extras.repeat_penalty);
+  if (extras.seed) options.generator(at::make_generator<at::CPUGeneratorImpl>(*extras.seed));
+  return options;
+}
+
+namespace {}  // namespace
 
 PretrainedBackend::PretrainedBackend(std::shared_ptr<g2c::pretrained::PretrainedModel> model,
                                      PretrainedBackendOptions options)
@@ -303,28 +360,28 @@ InferenceResult PretrainedBackend::complete(const std::string& prompt,
   if (options_.system) messages.push_back({"system", *options_.system});
   messages.push_back({"user", prompt});
   const auto ids = tokenizer.encode(options_.raw ? prompt : tokenizer.format_chat(messages, true));
-  const auto context = model_->model->options.max_seq_len();
+  const auto context = context_of(*model_, options.extras);
   if (static_cast<std::int64_t>(ids.size()) >= context) {
     throw ValueError(fmt::format(
         "PretrainedBackend::complete: the prompt is {} tokens, {}'s context {}; shorten it",
         ids.size(), model_->name, context));
   }
-  const auto sampling = g2c::sampling::GenerateOptions()
-                            .temperature(options.temperature)
-                            .top_k(options.top_k)
-                            .top_p(options.top_p);
+  const auto max_new_tokens =
+      std::min(options.max_new_tokens, context - static_cast<std::int64_t>(ids.size()));
   torch::NoGradGuard no_grad;
   const auto start = std::chrono::steady_clock::now();
-  const auto generation =
-      generate_streamed(*model_, ids, options.max_new_tokens, sampling, options.on_text);
+  const auto reply = generate_reply(
+      *model_, ids, max_new_tokens,
+      generate_options_of(options.temperature, options.top_k, options.top_p, options.extras),
+      options.extras, options.on_text);
   const double latency_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return InferenceResult(prompt, tokenizer.decode(generation.ids),
-                         static_cast<std::int64_t>(ids.size()),
-                         static_cast<std::int64_t>(generation.ids.size()), latency_ms, info_,
+  return InferenceResult(prompt, reply.text, static_cast<std::int64_t>(ids.size()), reply.tokens,
+                         latency_ms, info_,
                          {{"sampling", options.to_json()},
                           {"template", options_.raw ? "raw" : "chatml"},
-                          {"stopped", generation.stopped}});
+                          {"stopped", reply.stopped},
+                          {"cancelled", reply.cancelled}});
 }
 
 ChatResult PretrainedBackend::chat_with_tools(const nlohmann::json& messages,
@@ -339,62 +396,65 @@ ChatResult PretrainedBackend::chat_with_tools(const nlohmann::json& messages,
   const auto turns = chat_turns(messages, tools, options_.system);
   auto& tokenizer = model_->tokenizer;
   const auto ids = tokenizer.encode(tokenizer.format_chat(turns, true));
-  const auto context = model_->model->options.max_seq_len();
+  const auto context = context_of(*model_, options.extras);
   if (static_cast<std::int64_t>(ids.size()) >= context) {
     throw ValueError(fmt::format(
         "PretrainedBackend::chat_with_tools: the conversation is {} tokens, {}'s context {}; "
         "start a shorter one",
         ids.size(), model_->name, context));
   }
+  const auto max_new_tokens =
+      std::min(options.max_new_tokens, context - static_cast<std::int64_t>(ids.size()));
   const bool constrained = options_.tool_choice == ToolChoice::Required && tools.is_array() &&
                            !tools.empty() && messages.back().value("role", "") == "user";
-  const CompletionOptions sampling_settings = CompletionOptions()
-                                                  .with_max_new_tokens(options.max_new_tokens)
-                                                  .with_temperature(options.temperature)
-                                                  .with_top_k(options.top_k)
-                                                  .with_top_p(options.top_p);
   torch::NoGradGuard no_grad;
   const auto start = std::chrono::steady_clock::now();
-  std::vector<std::int64_t> reply_ids;
-  std::optional<std::string> guided_text;  // a call decoded under the tool's schema
-  std::optional<std::int64_t> sampled_tokens;
+  std::string content;
+  std::int64_t reply_tokens = 0;
   bool stopped = false;
+  bool cancelled = false;
   if (constrained) {
+    // The vocabulary's pieces and the grammar's masks are shared by every constrained call.
+    std::lock_guard lock(*constrained_mutex_);
     if (pieces_.empty()) {
       pieces_ = g2c::sampling::vocab_pieces(tokenizer, model_->model->options.vocab_size());
     }
     if (auto guided =
             decode_guided_call(*model_, ids, tools, pieces_, masks_, string_masks_, options)) {
-      guided_text = guided->text;
-      sampled_tokens = guided->sampled;
+      content = guided->text;
+      reply_tokens = guided->sampled;
       stopped = guided->complete;
     } else {
       g2c::sampling::LlamaLogitsModel logits(*model_->model);
       const auto prompt = torch::tensor(ids, torch::kLong);
-      const auto out = g2c::sampling::generate_json(logits, prompt, pieces_,
-                                                    g2c::sampling::GenerateJsonOptions()
-                                                        .max_new_tokens(options.max_new_tokens)
-                                                        .temperature(options.temperature)
-                                                        .top_k(options.top_k)
-                                                        .top_p(options.top_p)
-                                                        .mask_cache(&masks_));
+      auto json_options = g2c::sampling::GenerateJsonOptions()
+                              .max_new_tokens(options.max_new_tokens)
+                              .temperature(options.temperature)
+                              .top_k(options.top_k)
+                              .top_p(options.top_p)
+                              .mask_cache(&masks_);
+      json_options.generator(
+          generate_options_of(options.temperature, options.top_k, options.top_p, options.extras)
+              .generator());
+      const auto out = g2c::sampling::generate_json(logits, prompt, pieces_, json_options);
       const auto continuation = out.narrow(0, prompt.size(0), out.size(0) - prompt.size(0));
-      reply_ids.assign(continuation.data_ptr<std::int64_t>(),
-                       continuation.data_ptr<std::int64_t>() + continuation.numel());
+      content = tokenizer.decode(
+          std::vector<std::int64_t>(continuation.data_ptr<std::int64_t>(),
+                                    continuation.data_ptr<std::int64_t>() + continuation.numel()));
+      reply_tokens = continuation.numel();
     }
   } else {
-    const auto generation = generate_streamed(*model_, ids, options.max_new_tokens,
-                                              g2c::sampling::GenerateOptions()
-                                                  .temperature(options.temperature)
-                                                  .top_k(options.top_k)
-                                                  .top_p(options.top_p),
-                                              options.on_text);
-    reply_ids = generation.ids;
-    stopped = generation.stopped;
+    const auto reply = generate_reply(
+        *model_, ids, max_new_tokens,
+        generate_options_of(options.temperature, options.top_k, options.top_p, options.extras),
+        options.extras, options.on_text);
+    content = reply.text;
+    reply_tokens = reply.tokens;
+    stopped = reply.stopped;
+    cancelled = reply.cancelled;
   }
   const double latency_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  std::string content = guided_text ? *guided_text : tokenizer.decode(reply_ids);
   auto tool_calls = nlohmann::json::array();
   if (constrained) {
     // The grammar guarantees JSON (or, when the budget ran out, a prefix of it); whether it is a
@@ -410,11 +470,11 @@ ChatResult PretrainedBackend::chat_with_tools(const nlohmann::json& messages,
     }
   }
   return ChatResult(messages, content, tool_calls, static_cast<std::int64_t>(ids.size()),
-                    sampled_tokens.value_or(static_cast<std::int64_t>(reply_ids.size())),
-                    latency_ms, info_,
-                    {{"sampling", sampling_settings.to_json()},
+                    reply_tokens, latency_ms, info_,
+                    {{"sampling", sampling_json(options)},
                      {"constrained", constrained},
-                     {"stopped", stopped}});
+                     {"stopped", stopped},
+                     {"cancelled", cancelled}});
 }
 
 }  // namespace g2c::inference

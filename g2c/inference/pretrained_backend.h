@@ -70,8 +70,10 @@ class PretrainedBackend : public ChatBackend {
 
   /// The reply (or, raw, the continuation) to `prompt`, stopping at the model's end token. Token
   /// counts are the rendered prompt's and the reply's; metadata {"sampling", "template" ("chatml"
-  /// or "raw"), "stopped" (the end token was reached)}. options.on_text sees the reply as it is
-  /// generated. ValueError for an empty prompt,
+  /// or "raw"), "stopped" (the end token or a stop string was reached), "cancelled"
+  /// (options.extras.keep_going said no)}. options.on_text sees the reply as it is generated;
+  /// options.extras are all honoured (seed, stop, repetition window, min-p). Safe to call from
+  /// several threads at once. ValueError for an empty prompt,
   /// max_new_tokens <= 0, or a prompt longer than the context leaves room for.
   InferenceResult complete(const std::string& prompt,
                            const CompletionOptions& options = {}) override;
@@ -102,9 +104,23 @@ class PretrainedBackend : public ChatBackend {
   // Constrained decoding's state, made at the first constrained call and kept: the vocabulary's
   // pieces, the grammar's masks by state, and inside a string argument the same masks less the
   // pieces that close the string and go on.
+  // One constrained call at a time uses them (held by pointer: the backend stays movable).
+  std::unique_ptr<std::mutex> constrained_mutex_ = std::make_unique<std::mutex>();
   std::vector<std::string> pieces_;
   g2c::sampling::MaskCache masks_;
   g2c::sampling::MaskCache string_masks_;
 };
+
+/// Module 11's GenerateOptions for these settings and extras: the temperature, top-k and top-p, the
+/// repetition penalty (off when extras.repeat_last_n is 0), and a generator seeded with
+/// extras.seed when there is one. The one conversion every course-side backend uses.
+/// A chat call's four sampling settings as CompletionOptions::to_json writes them: what a
+/// ChatResult's metadata records under "sampling".
+nlohmann::json sampling_json(const ChatOptions& options);
+
+g2c::sampling::GenerateOptions generate_options_of(double temperature,
+                                                   std::optional<std::int64_t> top_k,
+                                                   std::optional<double> top_p,
+                                                   const GenerationExtras& extras);
 
 }  // namespace g2c::inference

@@ -8,15 +8,24 @@
 //            POST /api/chat             {"model", "messages", "tools"?, "stream"?, "options"?}
 //            POST /api/embed            {"model", "input": text or [texts]} -> L2-normalised
 //                                       mean-pooled final hidden states (the pretrained model)
+//            POST /api/show             {"model"} -> its template, parameters, details and
+//                                       capabilities ("completion", "tools", "embedding")
+//            GET  /api/ps               the models loaded now
 //            GET  /api/version
 //   OpenAI   POST /v1/chat/completions  {"model", "messages", "max_tokens"?, "temperature"?,
-//                                        "top_p"?, "seed"?, "stop"?, "stream"?}
+//                                        "top_p"?, "seed"?, "stop"?, "frequency_penalty"?,
+//                                        "presence_penalty"?, "stream"?}
+//            POST /v1/embeddings        {"model", "input": text or [texts]}
 //            GET  /v1/models
 //
 // Streaming answers are NDJSON (Ollama: "stream" defaults to true) or server-sent events (OpenAI:
 // "stream": true), one piece of text per token as it is generated. Options as Ollama documents
-// them: temperature (0.8), top_k (40), top_p (0.9), num_predict (-1: until the end token or the
-// context is full), seed, stop. A bad request gets a 4xx answer with a JSON error that says what
+// them, with its defaults: temperature (0.8), top_k (40), top_p (0.9), min_p (0), repeat_penalty
+// (1.1) over repeat_last_n (64) tokens, num_predict (-1: until the end token or the context is
+// full), num_ctx (the model's whole context here; Ollama's own default is smaller to save memory),
+// seed, stop. An option Ollama documents that the course's models do not use (mirostat, num_gpu, …)
+// is named in the answer's X-G2C-Ignored-Options header and the log; one Ollama does not know is a
+// 400 naming it. A bad request gets a 4xx answer with a JSON error that says what
 // was wrong; a client that goes away stops its generation at the next token, streamed or not.
 // Requests run at once on a pool of threads, each with its own KV cache and random generator;
 // requests still arriving are read by one thread beside them (http_server.h), so a slow client
@@ -30,21 +39,21 @@
 // Tools (module 18): /api/chat with "tools" answers as Ollama does, with "tool_calls" in its
 // message. The pretrained model decodes a call under the tools' schemas (PretrainedBackend's
 // ToolChoice::Required) whenever the last message is the user's, and answers in text after a
-// tool's result; one such request runs at a time. Course artifacts take no tools.
+// tool's result. Course artifacts take no tools.
 //
 // Models by name (compared without case; an Ollama tag such as ":latest" is ignored): the
 // pretrained models whose files setup fetched ("SmolLM2-135M-Instruct", packed weights) and every
 // course artifact saved under artifacts/models (raw continuation for /api/generate; module 13's
-// chat template for /api/chat).
+// chat template for /api/chat). The server holds no model code of its own: it calls the course's
+// backends (served_models.h), and the protocols are translations (serve_ollama.cpp,
+// serve_openai.cpp) to and from one request value.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,95 +62,11 @@
 
 #include "g2c/inference/backend.h"
 #include "g2c/inference/http_server.h"
+#include "g2c/inference/served_models.h"
+#include "g2c/inference/stop_strings.h"
 #include "g2c/pretraining/model_artifact.h"
 
 namespace g2c::inference {
-
-/// One chat turn as the protocols send it.
-struct ServedMessage {
-  std::string role;  // "system", "user" or "assistant"
-  std::string content;
-};
-
-/// What one generation is asked to do, whichever protocol asked.
-struct ServedRequest {
-  std::vector<ServedMessage> messages;  // a chat: rendered in the model's template
-  std::string prompt;                   // or a prompt (when messages is empty)
-  bool raw = false;                     // the prompt as it is, no template
-  std::optional<std::string> system;    // /api/generate's system turn
-  std::int64_t max_new_tokens = -1;     // -1: until the end token or the context is full
-  double temperature = 0.8;
-  std::optional<std::int64_t> top_k = 40;
-  std::optional<double> top_p = 0.9;
-  std::optional<std::uint64_t> seed;
-  std::vector<std::string> stop;  // the text ends before the first of these
-};
-
-/// What one generation did; durations in nanoseconds, as Ollama reports them.
-struct ServedGeneration {
-  std::string text;
-  std::int64_t prompt_tokens = 0;
-  std::int64_t completion_tokens = 0;
-  std::string done_reason = "stop";  // "stop": the end token or a stop string; "length"
-  std::int64_t prompt_eval_ns = 0;   // up to the first new token
-  std::int64_t eval_ns = 0;          // the rest
-};
-
-/// A model the server can run. Implementations must allow generate() and embed() from several
-/// threads at once.
-class ServedModel {
- public:
-  virtual ~ServedModel() = default;
-  virtual const std::string& name() const = 0;
-  virtual std::int64_t context_length() const = 0;
-  /// ValueError for a request the model cannot serve (a prompt longer than the context, a chat
-  /// without a user turn), before anything is sent.
-  virtual void check(const ServedRequest& request) const = 0;
-  /// Generates for `request`; `on_text` sees the text as it comes (whole UTF-8 characters, stop
-  /// strings held back) and returns false to stop early (the client has gone). ValueError for a
-  /// request the model cannot serve (a prompt longer than the context, an empty prompt).
-  virtual ServedGeneration generate(const ServedRequest& request,
-                                    const std::function<bool(const std::string&)>& on_text) = 0;
-  /// One L2-normalised vector per text (the mean of the final hidden states over its tokens), and
-  /// the number of tokens read. ValueError for a model without embeddings or a text longer than
-  /// the context when `truncate` is false.
-  virtual std::vector<std::vector<float>> embed(const std::vector<std::string>& texts,
-                                                bool truncate, std::int64_t& tokens) = 0;
-  /// /api/chat with "tools": one turn of a conversation with tools (module 18's native channel),
-  /// the messages and tool specs as Ollama sends them. ValueError for a model without tools (the
-  /// default).
-  virtual ChatResult chat_with_tools(const nlohmann::json& messages, const nlohmann::json& tools,
-                                     const ChatOptions& options);
-};
-
-/// The models a server offers, loaded on first use (once, even when several requests ask at
-/// once) and kept.
-class ModelRegistry {
- public:
-  explicit ModelRegistry(std::filesystem::path models_dir = g2c::pretraining::models_root());
-  /// The served names: the pretrained models present, then the saved course artifacts.
-  std::vector<std::string> names() const;
-  /// The model called `name` (without case, without an ":tag"; a tier's alias such as
-  /// "ShakespeareLM" means its model), or nullptr when there is none.
-  /// `load_ms` is how long loading took now (0 when it was loaded before). ValueError when its
-  /// files are there but cannot be loaded.
-  std::shared_ptr<ServedModel> get(const std::string& name, double* load_ms = nullptr);
-  /// The canonical spelling of `name`, or "" when the server has no such model.
-  std::string resolve(const std::string& name) const;
-  const std::filesystem::path& models_dir() const { return models_dir_; }
-
- private:
-  /// One served model: loaded once, by the first request that asks for it.
-  struct Slot {
-    explicit Slot(std::string name_) : name(std::move(name_)) {}
-    std::string name;  // canonical
-    std::once_flag once;
-    std::shared_ptr<ServedModel> model;
-  };
-  std::filesystem::path models_dir_;
-  std::mutex mutex_;
-  std::map<std::string, std::shared_ptr<Slot>> slots_;  // by Slot::name
-};
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
@@ -158,6 +83,30 @@ struct ServerOptions {
   std::vector<std::string> allowed_origins;
   /// When set, every request must carry "Authorization: Bearer <api_key>" (401 otherwise).
   std::string api_key;
+};
+
+/// One generation, whichever protocol asked for it: a prompt or a conversation for a model.
+struct ServeRequest {
+  std::shared_ptr<ServedModel> model;
+  double load_ms = 0;       // spent loading the model for this request
+  nlohmann::json messages;  // a conversation, as the client sent it; null for a prompt
+  std::string prompt;       // /api/generate's
+  bool raw = false;         // the prompt continued as text, no template
+  std::optional<std::string> system;
+  nlohmann::json tools;              // non-empty: a turn with tools
+  std::int64_t max_new_tokens = -1;  // -1: the model's unlimited_reply_tokens
+  CompletionOptions options;         // sampling and extras (max_new_tokens set from the above)
+};
+
+/// What a generation gave, in the units the protocols report.
+struct ServeResult {
+  std::string text;
+  nlohmann::json tool_calls = nlohmann::json::array();  // [{"name", "arguments", "call_id"}]
+  std::int64_t prompt_tokens = 0;
+  std::int64_t completion_tokens = 0;
+  bool stopped = true;              // the end token or a stop string (else the length ran out)
+  std::int64_t prompt_eval_ns = 0;  // up to the first piece of text
+  std::int64_t eval_ns = 0;         // the rest
 };
 
 /// The HTTP server, on the HTTP layer of http_server.h. listen() blocks until stop() (from any
@@ -178,57 +127,55 @@ class Server {
   void listen();
   void stop();
   std::size_t requests_answered() const { return answered_.load(); }
-  /// Generations ended early because their client went away mid-stream.
+  /// Generations ended early because their client went away.
   std::size_t generations_abandoned() const { return abandoned_.load(); }
   ModelRegistry& registry() { return registry_; }
 
  private:
-  /// Ollama's /api/tags entry for a served model.
-  nlohmann::json tag_of(const std::string& name);
-  /// A request's Host, Origin and API key, before its body is read; why it is refused, if it is.
+  struct Impl;
+
+  // server.cpp: admission, models, the one generation driver and the one streaming helper.
   std::optional<Refusal> check_head(const IncomingRequest& head) const;
   std::shared_ptr<ServedModel> model_for(const std::string& name, double& load_ms);
-  std::function<bool(const std::string&)> while_wanted(const IncomingRequest& request);
-  /// A generation answered at once; nullopt when its client left before it was done.
-  std::optional<ServedGeneration> generate_whole(ServedModel& model, const ServedRequest& served,
-                                                 const IncomingRequest& request);
-  /// A generation streamed: each piece through `piece` (false: the client has gone), then
-  /// `finish`, or `fail` with the message of what went wrong. false: cut the connection.
-  bool stream_generation(ServedModel& model, const ServedRequest& served,
-                         const std::function<bool(const std::string&)>& piece,
-                         const std::function<void(const ServedGeneration&)>& finish,
-                         const std::function<void(const std::string&)>& fail);
+  /// model_for, and ValueError naming the model that can embed when this one cannot.
+  std::shared_ptr<ServedModel> model_with_embeddings(const std::string& name, double& load_ms);
+  /// Runs `request` on its model's backend. `on_piece` (streaming) sees the text while it comes
+  /// and returns false once the client has gone. Throws ClientGone when the client left, and
+  /// EndGeneration when the server is stopping.
+  ServeResult generate(ServeRequest request, const IncomingRequest& http,
+                       const std::function<bool(const std::string&)>& on_piece = {});
+  /// A streamed answer: `start` written first (may be empty), each piece through `line`, then
+  /// `done`'s lines; a failure after the first write becomes `error_line`, one before it the
+  /// protocol's error answer. `error` writes that answer.
+  void stream(OutgoingResponse& response, const std::string& content_type, ServeRequest request,
+              const IncomingRequest& http, std::string start,
+              std::function<std::string(const std::string& piece)> line,
+              std::function<std::string(const ServeResult& result)> done,
+              std::function<std::string(const std::string& message)> error_line,
+              void (*error)(OutgoingResponse&, int, const std::string&));
+
+  // serve_ollama.cpp
   void answer_tags(OutgoingResponse& response);
   void answer_ollama(const IncomingRequest& request, OutgoingResponse& response, bool chat);
   void answer_embed(const IncomingRequest& request, OutgoingResponse& response, bool legacy);
+  void answer_show(const IncomingRequest& request, OutgoingResponse& response);
+  void answer_ps(OutgoingResponse& response);
+  nlohmann::json details_of(const std::string& name);
+  nlohmann::json tag_of(const std::string& name);
+
+  // serve_openai.cpp
   void answer_openai_models(OutgoingResponse& response);
   void answer_openai_chat(const IncomingRequest& request, OutgoingResponse& response);
+  void answer_openai_embeddings(const IncomingRequest& request, OutgoingResponse& response);
 
-  struct Impl;
   ServerOptions options_;
   ModelRegistry registry_;
   std::unique_ptr<Impl> impl_;
   int port_ = -1;
   std::atomic<std::size_t> answered_{0};
   std::atomic<std::size_t> abandoned_{0};
+  std::atomic<std::uint64_t> completions_{0};
   std::atomic<bool> stopping_{false};
-};
-
-/// Text pieces with stop strings taken out: push() returns what is safe to show (holding back a
-/// tail that could begin a stop string), and once a stop string appears, the text before it and
-/// stopped() == true. Example: stops {"\n\n"}: push("a\n") -> "a", push("\nb") -> "" and stopped.
-class StopStrings {
- public:
-  explicit StopStrings(std::vector<std::string> stops);
-  std::string push(const std::string& piece);
-  /// What was held back, when no stop string came.
-  std::string finish();
-  bool stopped() const { return stopped_; }
-
- private:
-  std::vector<std::string> stops_;
-  std::string pending_;
-  bool stopped_ = false;
 };
 
 }  // namespace g2c::inference

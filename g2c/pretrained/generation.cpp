@@ -1,5 +1,8 @@
 #include "g2c/pretrained/generation.h"
 
+#include <cmath>
+#include <limits>
+
 #include <fmt/format.h>
 
 #include "g2c/core/errors.h"
@@ -24,11 +27,32 @@ std::string PretrainedTextStream::finish() {
   return bytes_.finish();
 }
 
+namespace {
+
+/// Logits with every token less likely than min_p times the most likely one at -inf: in
+/// probabilities p_i < min_p * p_max, that is logit_i < max_logit + log(min_p). (1, V) -> (1, V).
+torch::Tensor keep_min_p(const torch::Tensor& logits, double min_p) {
+  if (min_p <= 0) return logits;
+  const auto floor = std::get<0>(logits.max(-1, true)) + std::log(min_p);  // (1, 1)
+  return logits.masked_fill(logits < floor, -std::numeric_limits<double>::infinity());
+}
+
+/// OpenAI's frequency and presence penalties on (1, V) logits from the ids in `window` (W).
+torch::Tensor penalize_counts(const torch::Tensor& logits, const torch::Tensor& window,
+                              double frequency, double presence) {
+  if ((frequency == 0 && presence == 0) || window.numel() == 0) return logits;
+  const auto counts = torch::bincount(window, {}, logits.size(-1)).to(logits.scalar_type());  // (V)
+  return logits - frequency * counts - presence * (counts > 0).to(logits.scalar_type());
+}
+
+}  // namespace
+
 PretrainedGeneration generate_pretrained(PretrainedModel& pretrained,
                                          const std::vector<std::int64_t>& prompt,
                                          std::int64_t max_new_tokens,
                                          const g2c::sampling::GenerateOptions& options,
-                                         const std::function<void(std::int64_t)>& on_token) {
+                                         const std::function<bool(std::int64_t)>& on_token,
+                                         const PretrainedDecoding& decoding) {
   auto& model = *pretrained.model;
   const auto context = model.options.max_seq_len();
   const auto length = static_cast<std::int64_t>(prompt.size());
@@ -38,28 +62,80 @@ PretrainedGeneration generate_pretrained(PretrainedModel& pretrained,
         "tokens and max_new_tokens {}",
         context - 1, length, max_new_tokens));
   }
+  if (decoding.prefill_chunk() <= 0 || decoding.min_p() < 0 || decoding.min_p() > 1 ||
+      decoding.repeat_last_n() < -1) {
+    throw ValueError(fmt::format(
+        "generate_pretrained: prefill_chunk must be > 0, min_p in [0, 1] and repeat_last_n >= -1; "
+        "got {}, {} and {}",
+        decoding.prefill_chunk(), decoding.min_p(), decoding.repeat_last_n()));
+  }
   torch::NoGradGuard no_grad;
   const auto room = std::min(max_new_tokens, context - length);
   auto cache = model.empty_kv_cache(length + room);
   auto history = torch::tensor(prompt, torch::kLong);  // (T), for the repetition penalty
-  // The prompt at once; only its last position's logits are needed.
-  auto logits =
-      model.head(model.hidden_states(history.unsqueeze(0), &cache).select(1, -1));  // (1, V)
+  // The prompt a chunk at a time; only the last position's logits are needed.
+  torch::Tensor logits;  // (1, V)
+  for (std::int64_t start = 0; start < length; start += decoding.prefill_chunk()) {
+    const auto chunk = history.narrow(0, start, std::min(decoding.prefill_chunk(), length - start));
+    logits = model.head(model.hidden_states(chunk.unsqueeze(0), &cache).select(1, -1));
+  }
+  const auto window = [&] {  // the ids the repetition penalty sees
+    const auto n = decoding.repeat_last_n();
+    if (n < 0 || n >= history.size(0)) return history;
+    return history.narrow(0, history.size(0) - n, n);
+  };
+  auto sampling = options;
+  sampling.repetition_penalty(1.0);  // applied below, before sample_next_token
   PretrainedGeneration generation;
   const auto eos = pretrained.tokenizer.eos_id();
   for (std::int64_t step = 0; step < room; ++step) {
-    const auto next = g2c::sampling::sample_next_token(logits, history, options);  // (1)
+    // The penalties come first, here, so that they also steer greedy decoding (module 11's
+    // sample_next_token applies its repetition penalty only when it samples), as in Ollama.
+    const auto seen = window();
+    auto adjusted = logits;
+    if (options.repetition_penalty() != 1.0 && seen.numel() > 0) {
+      adjusted =
+          g2c::sampling::apply_repetition_penalty(adjusted, seen, options.repetition_penalty());
+    }
+    adjusted = penalize_counts(keep_min_p(adjusted, decoding.min_p()), seen,
+                               decoding.frequency_penalty(), decoding.presence_penalty());
+    const auto next = g2c::sampling::sample_next_token(adjusted, seen, sampling);  // (1)
     const auto id = next.item<std::int64_t>();
-    if (on_token) on_token(id);
+    const bool go_on = !on_token || on_token(id);
     if (id == eos) {
       generation.stopped = true;
       break;
     }
     generation.ids.push_back(id);
+    if (!go_on) {
+      generation.cancelled = true;
+      break;
+    }
     if (step + 1 == room) break;
     history = torch::cat({history, next});
     logits = model.forward(next.view({1, 1}), cache).select(1, -1);
   }
+  return generation;
+}
+
+PretrainedGeneration generate_pretrained_text(
+    PretrainedModel& pretrained, const std::vector<std::int64_t>& prompt,
+    std::int64_t max_new_tokens, const g2c::sampling::GenerateOptions& options,
+    const std::function<bool(const std::string&)>& on_text, const PretrainedDecoding& decoding,
+    const std::function<bool()>& keep_going) {
+  PretrainedTextStream stream(pretrained.tokenizer);
+  const auto eos = pretrained.tokenizer.eos_id();
+  bool wanted = true;
+  auto generation = generate_pretrained(
+      pretrained, prompt, max_new_tokens, options,
+      [&](std::int64_t id) {
+        if (id != eos && on_text) {
+          if (const auto text = stream.push(id); !text.empty()) wanted = on_text(text);
+        }
+        return wanted && (!keep_going || keep_going());
+      },
+      decoding);
+  if (const auto rest = stream.finish(); !rest.empty() && on_text && wanted) on_text(rest);
   return generation;
 }
 
@@ -93,15 +169,12 @@ PretrainedChatReply chat_reply(PretrainedModel& pretrained,
                     prompt.size(), pretrained.name, context));
   }
   reply.prompt_tokens = static_cast<std::int64_t>(prompt.size());
-  PretrainedTextStream stream(pretrained.tokenizer);
-  const auto eos = pretrained.tokenizer.eos_id();
-  const auto generation = generate_pretrained(
+  const auto generation = generate_pretrained_text(
       pretrained, prompt, std::min(max_new_tokens, context - reply.prompt_tokens), options,
-      [&](std::int64_t id) {
-        if (id == eos || !on_text) return;
-        if (const auto text = stream.push(id); !text.empty()) on_text(text);
+      [&](const std::string& text) {
+        if (on_text) on_text(text);
+        return true;
       });
-  if (const auto rest = stream.finish(); !rest.empty() && on_text) on_text(rest);
   reply.text = g2c::tokenizer::to_valid_utf8(pretrained.tokenizer.decode(generation.ids));
   reply.stopped = generation.stopped;
   return reply;

@@ -50,18 +50,54 @@ class PretrainedTextStream {
 struct PretrainedGeneration {
   std::vector<std::int64_t> ids;  // the new ids, without the end token
   bool stopped = false;           // the model wrote its end token (eos) within max_new_tokens
+  bool cancelled = false;         // on_token or on_text asked to stop before either end
 };
 
-/// Up to max_new_tokens ids after `prompt`: the prompt fed at once into an empty KV cache, then one
-/// cached step per token, each drawn by module 11's sample_next_token with `options` (greedy at
-/// temperature 0). Stops after the tokenizer's eos id (not returned) or when the context is full.
-/// `on_token` sees each new id, the end token included, as soon as it is drawn. ValueError for an
-/// empty prompt, max_new_tokens <= 0 or a prompt that leaves no room in the context.
+/// How generate_pretrained decodes, beyond module 11's sampling settings: the settings Ollama's
+/// options add, and how much of the prompt is computed at once.
+struct PretrainedDecoding {
+  /// The repetition penalty (GenerateOptions::repetition_penalty) looks back on this many ids:
+  /// -1 every id so far, the prompt included (module 11's history); 0 none. Ollama: 64.
+  TORCH_ARG(std::int64_t, repeat_last_n) = -1;
+  /// Drop the tokens less likely than min_p times the most likely one, before sampling (0: off).
+  TORCH_ARG(double, min_p) = 0.0;
+  /// OpenAI's penalties over the same window, subtracted from the logits before sampling:
+  /// frequency_penalty × how often a token appears, presence_penalty once if it appears at all.
+  TORCH_ARG(double, frequency_penalty) = 0.0;
+  TORCH_ARG(double, presence_penalty) = 0.0;
+  /// The prompt goes through the model this many tokens at a time: attention then holds
+  /// (chunk, T) scores a head, not (T, T) — 9 heads of an 8,000-token prompt at once would be
+  /// 2.3 GB. The result is the same up to float rounding.
+  TORCH_ARG(std::int64_t, prefill_chunk) = 512;
+};
+
+/// Up to max_new_tokens ids after `prompt`: the prompt fed into an empty KV cache
+/// decoding.prefill_chunk tokens at a time, then one cached step per token, each drawn by module
+/// 11's sample_next_token with `options` (greedy at temperature 0). The penalties — options'
+/// repetition penalty and decoding's, over its repetition window — and min-p come first, so
+/// greedy decoding feels them too (sample_next_token alone applies its penalty only when it
+/// samples). Stops after the tokenizer's eos id (not returned), when the context is
+/// full, or when `on_token` — which sees each new id, the end token included, as soon as it is
+/// drawn — returns false (cancelled). ValueError for an empty prompt, max_new_tokens <= 0 or a
+/// prompt that leaves no room in the context.
 PretrainedGeneration generate_pretrained(
     PretrainedModel& pretrained, const std::vector<std::int64_t>& prompt,
     std::int64_t max_new_tokens,
     const g2c::sampling::GenerateOptions& options = g2c::sampling::GenerateOptions().temperature(0),
-    const std::function<void(std::int64_t)>& on_token = {});
+    const std::function<bool(std::int64_t)>& on_token = {},
+    const PretrainedDecoding& decoding = {});
+
+/// generate_pretrained with the reply's text passed to `on_text` while it is generated: whole
+/// UTF-8 characters, the end token left out, so the pieces add up to the decoded ids. `on_text`
+/// returns false to stop (cancelled); `keep_going`, when set, is asked as each token is drawn
+/// and stops the generation the same way (a client that has gone, a server that stops). The one
+/// streamed decode of the pretrained model: chat_reply, PretrainedBackend, g2c-serve and
+/// g2c-generate all generate through it.
+PretrainedGeneration generate_pretrained_text(
+    PretrainedModel& pretrained, const std::vector<std::int64_t>& prompt,
+    std::int64_t max_new_tokens, const g2c::sampling::GenerateOptions& options,
+    const std::function<bool(const std::string&)>& on_text, const PretrainedDecoding& decoding = {},
+    const std::function<bool()>& keep_going = {});
 
 /// Each text's embedding, from its token ids: the final hidden states (LlamaModel::hidden_states)
 /// averaged over its tokens and scaled to unit length, (N, D) float32 — what g2c-serve's /api/embed

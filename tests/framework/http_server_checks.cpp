@@ -237,6 +237,42 @@ TEST_CASE("a_handler_that_throws_is_a_500_and_the_server_answers_on", "[serve]")
   CHECK(client.status("hello") == 200);
 }
 
+TEST_CASE("a_stream_that_fails_before_writing_gets_its_own_error_answer", "[serve]") {
+  Running running;
+  running.http().route("GET", "/refused", [](const IncomingRequest&, OutgoingResponse& response) {
+    response.on_failure = [](const std::exception& failure, OutgoingResponse& answer) {
+      answer.status = 400;
+      answer.set_content(std::string("{\"error\": \"") + failure.what() + "\"}",
+                         "application/json");
+    };
+    response.set_stream("application/x-ndjson", [](const StreamWriter&) -> bool {
+      throw std::invalid_argument("the prompt is too long");
+    });
+  });
+  running.http().route("GET", "/broken", [](const IncomingRequest&, OutgoingResponse& response) {
+    response.set_stream("application/x-ndjson", [](const StreamWriter& write) -> bool {
+      write("{\"piece\": 1}\n");
+      throw std::runtime_error("lost the model");
+    });
+  });
+  running.start();
+  {
+    Client client(running.port());
+    client.send("GET /refused HTTP/1.1\r\n\r\n");
+    CHECK(client.status("}") == 400);
+    CHECK_THAT(client.received(), Contains("the prompt is too long"));
+    CHECK_THAT(client.received(), Contains("Content-Length"));
+  }
+  {
+    // Once a piece has gone out, the answer is cut: the client sees the piece and no end.
+    Client client(running.port());
+    client.send("GET /broken HTTP/1.1\r\n\r\n");
+    CHECK(client.status("piece") == 200);
+    const auto text = client.read_until("0\r\n\r\n");
+    CHECK(text.find("0\r\n\r\n") == std::string::npos);
+  }
+}
+
 TEST_CASE("clients_that_send_slowly_hold_no_worker_and_get_408", "[serve]") {
   HttpLimits limits;
   limits.workers = 1;

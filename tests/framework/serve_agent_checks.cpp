@@ -50,8 +50,10 @@ TEST_CASE("agents_over_g2c_serve_take_the_steps_they_take_in_process", "[agent]"
       g2c::inference::PretrainedBackendOptions().with_tool_choice(
           g2c::inference::ToolChoice::Required));
   const g2c::tools::ToolRegistry registry({g2c::tools::make_calculator()});
-  const auto sampling =
-      g2c::inference::CompletionOptions().with_temperature(0).with_max_new_tokens(40);
+  auto sampling = g2c::inference::CompletionOptions().with_temperature(0).with_max_new_tokens(40);
+  // What g2c-serve applies to a request in Ollama's protocol that leaves them unsaid (the remote
+  // backend sends the four sampling settings only).
+  sampling.extras = g2c::inference::GenerationExtras::ollama_defaults();
 
   SECTION("the ReAct agent") {
     g2c::agent::AgentOptions options{.max_steps = 3, .plan = false, .sampling = sampling};

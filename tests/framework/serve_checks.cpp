@@ -230,8 +230,10 @@ TEST_CASE("serve_answers_bad_requests_with_a_4xx_json_error", "[serve]") {
 TEST_CASE("ollama_backend_through_serve_answers_as_in_process", "[serve]") {
   if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
   RunningServer running;
-  const auto options =
-      g2c::inference::CompletionOptions().with_temperature(0).with_max_new_tokens(24);
+  auto options = g2c::inference::CompletionOptions().with_temperature(0).with_max_new_tokens(24);
+  // The server applies Ollama's defaults to what a request leaves unsaid (OllamaBackend sends the
+  // four sampling settings): in this process the same answer comes with the same extras.
+  options.extras = g2c::inference::GenerationExtras::ollama_defaults();
   g2c::inference::OllamaBackend remote(
       kName, g2c::inference::OllamaOptions().with_base_url(running.url()));
   auto local = g2c::inference::PretrainedBackend::load(kName);

@@ -70,6 +70,8 @@ TEST_CASE("serve_answers_a_tool_turn_with_the_call_made_in_process", "[tools]") 
   g2c::tools::RunWithToolsOptions loop;
   loop.max_steps = 2;
   loop.sampling = g2c::inference::CompletionOptions().with_temperature(0).with_max_new_tokens(24);
+  // What g2c-serve applies to a request in Ollama's protocol that leaves them unsaid.
+  loop.sampling.extras = g2c::inference::GenerationExtras::ollama_defaults();
   const auto over_http = g2c::tools::run_with_tools(remote, registry, "What is 135 - 85?", loop);
   const auto here = g2c::tools::run_with_tools(local, registry, "What is 135 - 85?", loop);
   CHECK(over_http.metadata["channel"] == "native");

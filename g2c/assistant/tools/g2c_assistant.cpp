@@ -66,6 +66,8 @@ struct Options {
   std::int64_t max_steps = 4;
   std::int64_t max_new_tokens = 128;
   double temperature = 0.0;
+  double repeat_penalty = 1.1;  // Ollama's defaults: greedy decoding without them can repeat one
+  std::int64_t repeat_last_n = 64;  // sentence until the token limit
   std::int64_t history = 20;
   double timeout = 120;
   int threads = 0;
@@ -117,6 +119,12 @@ int main(int argc, char** argv) {
   app.add_option("--max-new-tokens", options.max_new_tokens, "Reply length limit per step")
       .positive();
   app.add_option("--temperature", options.temperature, "0: greedy").non_negative();
+  app.add_option("--repeat-penalty", options.repeat_penalty,
+                 "Penalty on tokens already in the last --repeat-last-n (1: none)")
+      .positive();
+  app.add_option("--repeat-last-n", options.repeat_last_n,
+                 "Tokens the repetition penalty looks back on (-1: all)")
+      .range(-1, 1 << 20);
   app.add_option("--history", options.history, "Messages of history each prompt shows").positive();
   app.add_option("--timeout", options.timeout, "Seconds a --url server may take per call")
       .positive();
@@ -146,6 +154,8 @@ int main(int argc, char** argv) {
     config.plan = options.plan;
     config.max_new_tokens = options.max_new_tokens;
     config.temperature = options.temperature;
+    config.repeat_penalty = options.repeat_penalty;
+    config.repeat_last_n = options.repeat_last_n;
     config.rag_enabled = options.rag;
     config.rag_k = options.rag_k;
     config.max_history_messages = options.history;

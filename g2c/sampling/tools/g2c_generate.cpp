@@ -96,19 +96,22 @@ struct PretrainedRun {
 
 PretrainedRun generate_with(g2c::pretrained::PretrainedModel& pretrained,
                             const std::vector<std::int64_t>& prompt, const Options& options,
-                            const std::function<void(std::int64_t)>& on_token) {
+                            const std::function<void(const std::string&)>& on_text) {
   PretrainedRun run;
   const auto start = std::chrono::steady_clock::now();
   const auto since = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  auto sampling = generate_options(options);
-  const auto generation = g2c::pretrained::generate_pretrained(
-      pretrained, prompt, options.tokens, sampling, [&](std::int64_t id) {
-        if (run.first_token_seconds == 0.0) {
-          run.first_token_seconds = since();
-        }
-        if (on_token) on_token(id);
+  const auto generation = g2c::pretrained::generate_pretrained_text(
+      pretrained, prompt, options.tokens, generate_options(options),
+      [&](const std::string& text) {
+        if (on_text) on_text(text);
+        return true;
+      },
+      {},
+      [&] {
+        if (run.first_token_seconds == 0.0) run.first_token_seconds = since();
+        return true;
       });
   run.seconds = since();
   run.ids = generation.ids;
@@ -143,12 +146,7 @@ int run_pretrained(const Options& options, const std::string& name) {
     std::cout << (terminal ? g2c::sampling::for_terminal(text) : text) << std::flush;
   };
   show(options.prompt);
-  g2c::pretrained::PretrainedTextStream stream(smol.tokenizer);
-  const auto eos = smol.tokenizer.eos_id();
-  const auto run = generate_with(smol, prompt, options, [&](std::int64_t id) {
-    if (id != eos) show(stream.push(id));
-  });
-  show(stream.finish());
+  const auto run = generate_with(smol, prompt, options, show);
   std::cout << std::endl;
   fmt::print(stderr,
              "{} tokens after a {}-token prompt: first token in {:.2f} s, then {:.1f} tokens/s\n",
