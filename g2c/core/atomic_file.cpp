@@ -76,7 +76,9 @@ void write_json_atomic(const fs::path& path, const nlohmann::json& value, int in
         "smaller learning rate)",
         path.string(), where));
   }
-  write_file_atomic(path, value.dump(indent) + "\n");
+  // Invalid UTF-8 (a model's reply cut mid-character) is written as U+FFFD, never thrown.
+  write_file_atomic(
+      path, value.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 std::string read_file(const fs::path& path) {

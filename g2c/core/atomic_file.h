@@ -14,7 +14,7 @@ void write_file_atomic(const std::filesystem::path& path, std::string_view conte
 
 /// Writes `value` as JSON indented by `indent` spaces (-1: all on one line, for large grids) with a
 /// trailing newline, atomically. Non-finite numbers are rejected (JSON has no NaN) with a
-/// ValueError naming the path.
+/// ValueError naming the path; invalid UTF-8 in a string is written as U+FFFD.
 void write_json_atomic(const std::filesystem::path& path, const nlohmann::json& value,
                        int indent = 2);
 

@@ -1,5 +1,6 @@
-// What g2c-serve's protocol files share (serve_ollama.cpp, serve_openai.cpp, server.cpp): reading a
-// client's JSON without trusting it, and writing JSON answers and errors. Internal to the server.
+// What g2c-serve's files share (server.cpp, server_ollama_provided.cpp,
+// server_openai_provided.cpp): reading a client's JSON without trusting it, and writing JSON
+// answers and errors. Internal to the server.
 #pragma once
 
 #include <chrono>

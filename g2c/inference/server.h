@@ -45,8 +45,8 @@
 // pretrained models whose files setup fetched ("SmolLM2-135M-Instruct", packed weights) and every
 // course artifact saved under artifacts/models (raw continuation for /api/generate; module 13's
 // chat template for /api/chat). The server holds no model code of its own: it calls the course's
-// backends (served_models.h), and the protocols are translations (serve_ollama.cpp,
-// serve_openai.cpp) to and from one request value.
+// backends (served_models.h), and the protocols are translations (server_ollama_provided.cpp,
+// server_openai_provided.cpp) to and from one request value.
 #pragma once
 
 #include <atomic>
@@ -154,7 +154,7 @@ class Server {
               std::function<std::string(const std::string& message)> error_line,
               void (*error)(OutgoingResponse&, int, const std::string&));
 
-  // serve_ollama.cpp
+  // server_ollama_provided.cpp
   void answer_tags(OutgoingResponse& response);
   void answer_ollama(const IncomingRequest& request, OutgoingResponse& response, bool chat);
   void answer_embed(const IncomingRequest& request, OutgoingResponse& response, bool legacy);
@@ -163,7 +163,7 @@ class Server {
   nlohmann::json details_of(const std::string& name);
   nlohmann::json tag_of(const std::string& name);
 
-  // serve_openai.cpp
+  // server_openai_provided.cpp
   void answer_openai_models(OutgoingResponse& response);
   void answer_openai_chat(const IncomingRequest& request, OutgoingResponse& response);
   void answer_openai_embeddings(const IncomingRequest& request, OutgoingResponse& response);

@@ -81,6 +81,16 @@ TEST_CASE("write_json_atomic_rejects_nan_and_keeps_the_old_file", "[core]") {
   CHECK(nlohmann::json::parse(g2c::read_file(path))["loss"].get<double>() == 1.0);
 }
 
+TEST_CASE("write_json_atomic_writes_text_cut_mid_character_with_a_replacement", "[core]") {
+  // A model's reply cut by a token limit can end inside a character; the transcript is still
+  // written, the broken bytes as U+FFFD.
+  const fs::path path = fresh_temp_dir("utf8") / "transcript.json";
+  g2c::write_json_atomic(path, {{"reply", "caf\xc3"}, {"name", "run"}});
+  const auto loaded = nlohmann::json::parse(g2c::read_file(path));
+  CHECK(loaded["reply"] == "caf\xef\xbf\xbd");
+  CHECK(loaded["name"] == "run");
+}
+
 TEST_CASE("read_file_missing_path_is_a_value_error_naming_it", "[core]") {
   const fs::path path = fresh_temp_dir("missing") / "nope.txt";
   CHECK_THROWS_WITH(g2c::read_file(path), Catch::Contains("nope.txt"));

@@ -75,8 +75,10 @@ std::vector<std::string> read_ollama_options(const json& body, ServeRequest& req
     options.extras.frequency_penalty = number_field(given, "frequency_penalty", 0.0);
     if (const auto n = integer_field(given, "num_predict")) {
       if (*n < -2) {
-        throw BadRequest{400, fmt::format("num_predict must be >= 0, or -1 (until the end token "
-                                          "or the context is full), got {}",
+        // Ollama's two special values: -1 until the end token, -2 until the context is full.
+        // Both stop at whichever comes first here (the model ends its turn, or the room runs out).
+        throw BadRequest{400, fmt::format("num_predict must be >= 0, -1 (no limit) or -2 (fill "
+                                          "the context), got {}",
                                           *n)};
       }
       request.max_new_tokens = *n < 0 ? -1 : *n;
