@@ -16,7 +16,8 @@ does), then asks whether the server is still there and still quick. Cases:
   head       200 header lines, a 20 KB request line: 431 and 414
   slow       eight clients sending a byte a second hold no worker: /api/version answers at once
   origin     Host: evil.example and Origin: http://evil.example refused (403); local origins and
-             --allow-origin served; --api-key demands the key (401)
+             --allow-origin served, with CORS headers and preflights; --api-key demands the key
+             (401)
   queue      with one thread and a queue of one, the third request gets 503 with Retry-After
   gone       a client that leaves a non-streamed generation ends it (the server's CPU goes quiet)
   sigterm    SIGTERM with a half-sent request open: the server exits 0 within seconds
@@ -347,10 +348,21 @@ def case_origin(binary: str) -> None:
         status, _, _ = request(served.port, "GET", "/api/tags",
                                headers={"Host": f"localhost:{served.port}"})
         check(status == 200, f"Host: localhost: served (got {status})")
-    with Served(binary, "--allow-origin", "http://notebook.example") as served:
-        status, _, _ = request(served.port, "GET", "/api/tags",
-                               headers={"Origin": "http://notebook.example"})
-        check(status == 200, f"--allow-origin http://notebook.example: that page served ({status})")
+    with Served(binary, "--allow-origin", "http://notebook.example", "--api-key", "k") as served:
+        page = {"Origin": "http://notebook.example"}
+        status, headers, _ = request(served.port, "OPTIONS", "/api/chat",
+                                     headers={**page, "Access-Control-Request-Method": "POST"})
+        check(status == 204 and headers.get("access-control-allow-origin") == page["Origin"]
+              and "POST" in headers.get("access-control-allow-methods", ""),
+              f"--allow-origin: the page's preflight is answered without the key (got {status})")
+        status, headers, _ = request(served.port, "GET", "/api/tags",
+                                     headers={**page, "Authorization": "Bearer k"})
+        check(status == 200 and headers.get("access-control-allow-origin") == page["Origin"],
+              f"--allow-origin http://notebook.example: that page served and may read it ({status})")
+        status, headers, _ = request(served.port, "OPTIONS", "/api/chat",
+                                     headers={"Origin": "http://evil.example"})
+        check(status == 403 and "access-control-allow-origin" not in headers,
+              f"another page's preflight: 403, nothing it may read (got {status})")
     with Served(binary, "--api-key", "s3cret") as served:
         status, _, body = request(served.port, "GET", "/api/tags")
         check(status == 401 and "Authorization" in error_of(body),

@@ -292,6 +292,7 @@ struct HttpServer::Impl {
   ErrorAnswer error_answer;
   HeadCheck head_check;
   std::function<void(const IncomingRequest&, int)> on_answered;
+  std::function<void(const IncomingRequest&, OutgoingResponse&)> answer_headers;
   int listen_fd = -1;
   int wake_pipe[2] = {-1, -1};
   std::atomic<bool> stopping{false};
@@ -333,6 +334,15 @@ struct HttpServer::Impl {
     return response;
   }
 
+  /// The server's headers for every answer (CORS, say); a hook that throws adds none.
+  void add_answer_headers(const IncomingRequest& request, OutgoingResponse& response) {
+    if (!answer_headers) return;
+    try {
+      answer_headers(request, response);
+    } catch (...) {
+    }
+  }
+
   /// The answer for a streamed response whose producer threw before writing anything: the
   /// route's own translation when it gave one (OutgoingResponse::on_failure), else a 500.
   OutgoingResponse failure_response(const IncomingRequest& request,
@@ -352,7 +362,8 @@ struct HttpServer::Impl {
   /// Answers a request the layer refuses while reading it, then drops what the client still
   /// sends for a moment (so it can read the answer before the connection closes).
   void refuse(Connection& connection, int status, const std::string& message) {
-    const auto response = error_response(connection.request, status, message);
+    auto response = error_response(connection.request, status, message);
+    add_answer_headers(connection.request, response);
     // One attempt that never waits: the answer is small, and a client that takes nothing loses it.
     send_all(connection.fd, response_head(response, false, false) + response.body,
              std::chrono::milliseconds(0));
@@ -655,10 +666,19 @@ struct HttpServer::Impl {
     } else {
       const auto route =
           routes.find({head_only ? std::string("GET") : request.method, request.path});
-      if (route == routes.end()) {
-        const bool known_path = std::any_of(routes.begin(), routes.end(), [&](const auto& entry) {
-          return entry.first.second == request.path;
-        });
+      const bool known_path = std::any_of(routes.begin(), routes.end(), [&](const auto& entry) {
+        return entry.first.second == request.path;
+      });
+      if (route == routes.end() && known_path && request.method == "OPTIONS") {
+        // A browser's preflight: the methods the path answers (CORS headers come from
+        // answer_headers).
+        response.status = 204;
+        std::string allowed = "OPTIONS";
+        for (const auto& [key, handler] : routes) {
+          if (key.second == request.path) allowed += ", " + key.first;
+        }
+        response.headers.emplace_back("Allow", allowed);
+      } else if (route == routes.end()) {
         response =
             known_path
                 ? error_response(request, 405,
@@ -677,6 +697,7 @@ struct HttpServer::Impl {
         }
       }
     }
+    add_answer_headers(request, response);
     bool keep_alive = connection.keep_alive && !stopping;
     const bool streamed = response.stream && !head_only;
     if (streamed && request.version == "HTTP/1.0") keep_alive = false;
@@ -770,6 +791,11 @@ void HttpServer::set_error_answer(ErrorAnswer answer) {
 
 void HttpServer::set_head_check(HeadCheck check) {
   impl_->head_check = std::move(check);
+}
+
+void HttpServer::set_answer_headers(
+    std::function<void(const IncomingRequest&, OutgoingResponse&)> headers) {
+  impl_->answer_headers = std::move(headers);
 }
 
 void HttpServer::set_on_answered(std::function<void(const IncomingRequest&, int)> on_answered) {

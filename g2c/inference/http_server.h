@@ -117,13 +117,16 @@ class HttpServer {
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
 
-  /// `handler` answers `method` on `path` (exact match, query ignored); HEAD is answered by GET's.
+  /// `handler` answers `method` on `path` (exact match, query ignored); HEAD is answered by GET's,
+  /// OPTIONS (a browser's preflight) with 204 and the path's methods.
   void route(const std::string& method, const std::string& path, RequestHandler handler);
   void set_error_answer(ErrorAnswer answer);
   void set_head_check(HeadCheck check);
   /// Called once an answer has been written (or the client left while it was), on the thread
   /// that wrote it; stop() may be called from it.
   void set_on_answered(std::function<void(const IncomingRequest&, int status)> on_answered);
+  /// Called on every answer before it is written, refusals included: adds headers (CORS).
+  void set_answer_headers(std::function<void(const IncomingRequest&, OutgoingResponse&)> headers);
 
   /// Listens on host:port (port 0: any free port) and returns the port. ValueError when the
   /// address is taken or cannot be bound.

@@ -53,6 +53,30 @@ bool listens_on_loopback(const std::string& host) {
 
 }  // namespace
 
+bool Server::origin_allowed(const std::string& origin) const {
+  const auto scheme_end = origin.find("://");
+  const bool local = scheme_end != std::string::npos &&
+                     (origin.starts_with("http://") || origin.starts_with("https://")) &&
+                     is_loopback_name(host_name(std::string_view(origin).substr(scheme_end + 3)));
+  return local || std::any_of(options_.allowed_origins.begin(), options_.allowed_origins.end(),
+                              [&](const std::string& allowed) {
+                                return allowed == "*" || allowed == origin;
+                              });
+}
+
+void Server::add_cors_headers(const IncomingRequest& request, OutgoingResponse& response) const {
+  // A page may read an answer only when it says so: every answer to an allowed origin does.
+  const auto origin = request.header("origin");
+  if (origin.empty() || !origin_allowed(origin)) return;
+  response.headers.emplace_back("Access-Control-Allow-Origin", origin);
+  response.headers.emplace_back("Vary", "Origin");
+  if (request.method == "OPTIONS") {
+    response.headers.emplace_back("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+    response.headers.emplace_back("Access-Control-Allow-Headers", "Authorization, Content-Type");
+    response.headers.emplace_back("Access-Control-Max-Age", "600");
+  }
+}
+
 std::optional<Refusal> Server::check_head(const IncomingRequest& head) const {
   // A web page the user opens can send requests to 127.0.0.1; DNS rebinding makes them carry the
   // page's own name as Host. A server listening on this machine only answers this machine's names,
@@ -67,20 +91,14 @@ std::optional<Refusal> Server::check_head(const IncomingRequest& head) const {
   }
   if (head.has_header("origin")) {
     const auto origin = head.header("origin");
-    const auto scheme_end = origin.find("://");
-    const bool local = scheme_end != std::string::npos &&
-                       (origin.starts_with("http://") || origin.starts_with("https://")) &&
-                       is_loopback_name(host_name(std::string_view(origin).substr(scheme_end + 3)));
-    const bool listed = std::any_of(
-        options_.allowed_origins.begin(), options_.allowed_origins.end(),
-        [&](const std::string& allowed) { return allowed == "*" || allowed == origin; });
-    if (!local && !listed) {
+    if (!origin_allowed(origin)) {
       return Refusal{403, fmt::format("requests from web pages at {} are refused; start g2c-serve "
                                       "with --allow-origin {} to accept them",
                                       excerpt(json(origin)), excerpt(json(origin)))};
     }
   }
-  if (!options_.api_key.empty()) {
+  // A browser sends its preflight (OPTIONS) without the key; the request after it carries it.
+  if (!options_.api_key.empty() && head.method != "OPTIONS") {
     const auto expected = "Bearer " + options_.api_key;
     const auto given = head.header("authorization");
     // Compared in time that does not depend on where the first difference is.
@@ -193,6 +211,9 @@ Server::Server(ServerOptions options)
     (request.path.starts_with("/v1/") ? openai_error : ollama_error)(response, status, message);
   });
   http.set_head_check([this](const IncomingRequest& head) { return check_head(head); });
+  http.set_answer_headers([this](const IncomingRequest& request, OutgoingResponse& response) {
+    add_cors_headers(request, response);
+  });
   http.set_on_answered([this](const IncomingRequest& request, int status) {
     const auto answered = ++answered_;
     if (options_.log_requests) {

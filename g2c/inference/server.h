@@ -136,6 +136,10 @@ class Server {
 
   // server.cpp: admission, models, the one generation driver and the one streaming helper.
   std::optional<Refusal> check_head(const IncomingRequest& head) const;
+  /// A local page (http(s)://localhost, 127.x, [::1]) or one --allow-origin names.
+  bool origin_allowed(const std::string& origin) const;
+  /// CORS: an allowed page may read the answer; a preflight learns the methods and headers.
+  void add_cors_headers(const IncomingRequest& request, OutgoingResponse& response) const;
   std::shared_ptr<ServedModel> model_for(const std::string& name, double& load_ms);
   /// model_for, and ValueError naming the model that can embed when this one cannot.
   std::shared_ptr<ServedModel> model_with_embeddings(const std::string& name, double& load_ms);

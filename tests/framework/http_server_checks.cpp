@@ -206,6 +206,23 @@ TEST_CASE("framing_the_layer_does_not_accept_is_refused_with_the_reason", "[serv
   }
 }
 
+TEST_CASE("a_preflight_gets_the_methods_and_every_answer_the_servers_headers", "[serve]") {
+  Running running;
+  running.http().set_answer_headers([](const IncomingRequest&, OutgoingResponse& response) {
+    response.headers.emplace_back("X-Answered-By", "the check");
+  });
+  running.start();
+  Client preflight(running.port());
+  preflight.send("OPTIONS /echo HTTP/1.1\r\nOrigin: http://localhost:3000\r\n\r\n");
+  CHECK(preflight.status() == 204);
+  CHECK_THAT(preflight.received(), Contains("Allow: OPTIONS, POST"));
+  CHECK_THAT(preflight.received(), Contains("X-Answered-By: the check"));
+  Client refused(running.port());  // a refusal the layer writes itself carries them too
+  refused.send("GET /hello HTTP/2.0\r\n\r\n");
+  CHECK(refused.status() == 505);
+  CHECK_THAT(refused.received(), Contains("X-Answered-By: the check"));
+}
+
 TEST_CASE("expect_100_continue_gets_continue_before_the_answer", "[serve]") {
   Running running;
   running.start();
