@@ -23,26 +23,14 @@
 #include <fmt/format.h>
 
 #include "g2c/core/errors.h"
+#include "g2c/core/strip.h"
 
 namespace g2c::inference {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using Headers = std::vector<std::pair<std::string, std::string>>;
-
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
+constexpr std::string_view kBlanks = " \t";  // what surrounds a header's value (RFC 9110's OWS)
 
 /// RFC 9110's token characters: what a method or a header name is made of.
 bool is_token(std::string_view text) {
@@ -191,8 +179,8 @@ std::optional<Refusal> parse_head(std::string_view head, IncomingRequest& reques
     if (colon == std::string_view::npos || !is_token(header.substr(0, colon))) {
       return Refusal{400, "a header line is not Name: value"};
     }
-    request.headers.emplace_back(lowercase(header.substr(0, colon)),
-                                 std::string(trim(header.substr(colon + 1))));
+    request.headers.emplace_back(ascii_lowercase(header.substr(0, colon)),
+                                 strip(header.substr(colon + 1), kBlanks));
   }
   return std::nullopt;
 }
@@ -201,7 +189,7 @@ std::optional<Refusal> parse_head(std::string_view head, IncomingRequest& reques
 /// layer does not accept (both lengths, an unknown coding, a compressed body, over the limit).
 std::optional<Refusal> read_framing(Connection& connection, const HttpLimits& limits) {
   const auto& request = connection.request;
-  const auto encoding = lowercase(trim(request.header("content-encoding")));
+  const auto encoding = ascii_lowercase(strip(request.header("content-encoding"), kBlanks));
   if (!encoding.empty() && encoding != "identity") {
     return Refusal{415, fmt::format("Content-Encoding: {} is not accepted: send the body "
                                     "uncompressed",
@@ -211,7 +199,7 @@ std::optional<Refusal> read_framing(Connection& connection, const HttpLimits& li
   for (const auto& [name, value] : request.headers) {
     if (name != "content-length") continue;
     std::size_t parsed = 0;
-    const auto text = trim(value);
+    const auto text = strip(value, kBlanks);
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), parsed);
     if (text.empty() || error != std::errc() || end != text.data() + text.size() ||
         (length && *length != parsed)) {
@@ -221,7 +209,7 @@ std::optional<Refusal> read_framing(Connection& connection, const HttpLimits& li
   }
   if (request.has_header("transfer-encoding")) {
     if (length) return Refusal{400, "a request has Content-Length or Transfer-Encoding, not both"};
-    if (lowercase(trim(request.header("transfer-encoding"))) != "chunked") {
+    if (ascii_lowercase(strip(request.header("transfer-encoding"), kBlanks)) != "chunked") {
       return Refusal{501, "only Transfer-Encoding: chunked is accepted for a request body"};
     }
     connection.phase = Phase::kChunkSize;
@@ -237,7 +225,7 @@ std::optional<Refusal> read_framing(Connection& connection, const HttpLimits& li
 }
 
 bool wants_keep_alive(const IncomingRequest& request) {
-  const auto connection = lowercase(request.header("connection"));
+  const auto connection = ascii_lowercase(request.header("connection"));
   if (request.version == "HTTP/1.0") return connection.find("keep-alive") != std::string::npos;
   return connection.find("close") == std::string::npos;
 }
@@ -262,7 +250,7 @@ std::string response_head(const OutgoingResponse& response, bool chunked, bool k
 }  // namespace
 
 std::string IncomingRequest::header(std::string_view name) const {
-  const auto wanted = lowercase(name);
+  const auto wanted = ascii_lowercase(name);
   for (const auto& [key, value] : headers) {
     if (key == wanted) return value;
   }
@@ -270,7 +258,7 @@ std::string IncomingRequest::header(std::string_view name) const {
 }
 
 bool IncomingRequest::has_header(std::string_view name) const {
-  const auto wanted = lowercase(name);
+  const auto wanted = ascii_lowercase(name);
   return std::any_of(headers.begin(), headers.end(),
                      [&](const auto& header) { return header.first == wanted; });
 }
@@ -437,7 +425,8 @@ struct HttpServer::Impl {
             }
           }
           if (!refusal) {
-            const auto expect = lowercase(trim(connection.request.header("expect")));
+            const auto expect =
+                ascii_lowercase(strip(connection.request.header("expect"), kBlanks));
             if (!expect.empty() && expect != "100-continue") {
               refusal = Refusal{417, "only \"Expect: 100-continue\" is understood"};
             } else if (!expect.empty() && connection.request.version == "HTTP/1.1") {
@@ -462,9 +451,9 @@ struct HttpServer::Impl {
             if (buffer.size() > 1024) refuse(connection, 400, "a chunk's size line is too long");
             return false;
           }
-          auto line = trim(std::string_view(buffer).substr(0, newline));
-          if (line.ends_with('\r')) line.remove_suffix(1);
-          line = trim(line.substr(0, line.find(';')));  // chunk extensions are ignored
+          // The size, without the line break and any chunk extension (";name=value", ignored).
+          const auto line =
+              strip(std::string_view(buffer).substr(0, buffer.find_first_of(";\n")), " \t\r");
           std::size_t size = 0;
           const auto [end, error] =
               std::from_chars(line.data(), line.data() + line.size(), size, 16);

@@ -8,6 +8,7 @@
 
 #include "g2c/core/clock.h"
 #include "g2c/core/errors.h"
+#include "g2c/core/strip.h"
 #include "g2c/inference/artifact_chat_backend.h"
 #include "g2c/inference/pretrained_backend.h"
 #include "g2c/pretrained/catalog.h"
@@ -18,12 +19,6 @@ namespace fs = std::filesystem;
 namespace g2c::inference {
 
 namespace {
-
-std::string lowercase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 /// The pretrained model `name`: one copy of its weights behind three backends.
 std::shared_ptr<ServedModel> load_pretrained(const std::string& name) {
@@ -127,9 +122,9 @@ namespace {
 bool names_model(const std::string& asked, const std::string& known) {
   auto wanted = asked;
   if (const auto colon = wanted.rfind(':'); colon != std::string::npos) wanted.resize(colon);
-  const auto served = lowercase(known);
-  return served == lowercase(wanted) ||
-         served == lowercase(g2c::pretraining::canonical_model_name(wanted));
+  const auto served = ascii_lowercase(known);
+  return served == ascii_lowercase(wanted) ||
+         served == ascii_lowercase(g2c::pretraining::canonical_model_name(wanted));
 }
 
 }  // namespace

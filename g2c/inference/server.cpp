@@ -10,6 +10,7 @@
 
 #include "g2c/core/cli.h"
 #include "g2c/core/errors.h"
+#include "g2c/core/strip.h"
 #include "g2c/inference/serve_json.h"
 
 namespace g2c::inference {
@@ -17,12 +18,6 @@ namespace g2c::inference {
 using namespace serve;
 
 namespace {
-
-std::string lowercase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 // --- who may ask
 // ----------------------------------------------------------------------------------
@@ -37,7 +32,7 @@ std::string host_name(std::string_view authority) {
     const auto colon = authority.find(':');
     host = std::string(authority.substr(0, colon));
   }
-  return lowercase(host);
+  return ascii_lowercase(host);
 }
 
 /// Whether `host` names this machine: localhost, a 127.x.y.z address or ::1.
@@ -48,7 +43,7 @@ bool is_loopback_name(const std::string& host) {
 
 /// Whether the server was told to listen on this machine only.
 bool listens_on_loopback(const std::string& host) {
-  return is_loopback_name(lowercase(host));
+  return is_loopback_name(ascii_lowercase(host));
 }
 
 }  // namespace
@@ -259,14 +254,12 @@ ServeResult Server::generate(ServeRequest request, const IncomingRequest& http,
   options.max_new_tokens =
       request.max_new_tokens < 0 ? model.unlimited_reply_tokens : request.max_new_tokens;
   const auto started = Clock::now();
-  std::optional<Clock::time_point> first_piece;
+  std::optional<Clock::time_point> first_piece;  // the end of the prompt's evaluation
   bool gone = false;
-  if (on_piece) {
-    options.on_text = [&](std::string_view piece) {
-      if (!first_piece) first_piece = Clock::now();
-      if (!gone && !on_piece(std::string(piece))) gone = true;
-    };
-  }
+  options.on_text = [&](std::string_view piece) {
+    if (!first_piece) first_piece = Clock::now();
+    if (on_piece && !gone && !on_piece(std::string(piece))) gone = true;
+  };
   // Asked as each token is drawn: a client that left (streamed: a write failed; whole: the socket
   // says so) or a server that stops ends the generation there.
   options.extras.keep_going = [&] {

@@ -63,7 +63,6 @@
 #include "g2c/inference/backend.h"
 #include "g2c/inference/http_server.h"
 #include "g2c/inference/served_models.h"
-#include "g2c/inference/stop_strings.h"
 #include "g2c/pretraining/model_artifact.h"
 
 namespace g2c::inference {

@@ -1,7 +1,6 @@
 // g2c-serve's Ollama protocol: its JSON in, one ServeRequest to the server's generation driver, and
 // Ollama's JSON out (server.h lists the routes).
 #include <algorithm>
-#include <array>
 #include <chrono>
 #include <filesystem>
 #include <string_view>
@@ -26,12 +25,12 @@ namespace {
 
 /// Ollama's documented options that the course's models do not use: accepted, and named in the
 /// answer's X-G2C-Ignored-Options header.
-constexpr std::array<std::string_view, 19> kIgnoredOptions = {
+constexpr std::string_view kIgnoredOptions[] = {
     "num_keep",      "typical_p", "penalize_newline", "numa",       "num_batch",    "num_gpu",
     "main_gpu",      "use_mmap",  "num_thread",       "mirostat",   "mirostat_tau", "mirostat_eta",
     "tfs_z",         "low_vram",  "f16_kv",           "vocab_only", "use_mlock",    "logits_all",
     "embedding_only"};
-constexpr std::array<std::string_view, 12> kHonouredOptions = {
+constexpr std::string_view kHonouredOptions[] = {
     "temperature",   "top_k", "top_p", "min_p",   "num_predict",      "repeat_penalty",
     "repeat_last_n", "seed",  "stop",  "num_ctx", "presence_penalty", "frequency_penalty"};
 
@@ -50,7 +49,7 @@ std::vector<std::string> read_ollama_options(const json& body, ServeRequest& req
     if (!given.is_object()) throw BadRequest{400, "\"options\" must be a JSON object"};
     for (const auto& [name, value] : given.items()) {
       const auto known = [&](const auto& names) {
-        return std::find(names.begin(), names.end(), name) != names.end();
+        return std::ranges::find(names, name) != std::end(names);
       };
       if (known(kIgnoredOptions)) {
         ignored.push_back(name);

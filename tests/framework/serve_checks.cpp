@@ -30,6 +30,7 @@
 #include "g2c/inference/ollama.h"
 #include "g2c/inference/pretrained_backend.h"
 #include "g2c/inference/server.h"
+#include "g2c/inference/stop_strings.h"
 #include "g2c/pretrained/catalog.h"
 #include "g2c/pretraining/model_artifact.h"
 #include "g2c/sampling/generate.h"
