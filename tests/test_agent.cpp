@@ -427,6 +427,7 @@ TEST_CASE("TestExtractPlan::no_goal_falls_back_to_user_message") {
 }
 
 TEST_CASE("TestExtractPlan::no_steps_returns_none") {
+  INFO("extract_plan: a goal without a single numbered step is no plan: return std::nullopt");
   CHECK_FALSE(extract_plan("Goal: solve everything\nThis is just prose, no list.", "task"));
 }
 
@@ -453,12 +454,16 @@ TEST_CASE("TestExtractPlanEdgeCases::dash_style_numbering") {
 
 TEST_CASE("TestExtractPlanEdgeCases::out_of_order_indices_dropped") {
   const auto p = extract_plan("Goal: g\n1. first\n2. second\n1. RESTART\n3. third", "task");
+  INFO(
+      "extract_plan: keep a numbered line only when its number is greater than the last kept "
+      "one's; a smaller or equal number means the list restarted");
   REQUIRE(p.has_value());
   CHECK(p->steps() == std::vector<std::string>{"first", "second", "third"});
 }
 
 TEST_CASE("TestExtractPlanEdgeCases::capped_at_5_steps") {
   const auto p = extract_plan("Goal: g\n1. a\n2. b\n3. c\n4. d\n5. e\n6. f\n7. g", "task");
+  INFO("extract_plan: five steps at most (the planning prompt asks for five); stop there");
   REQUIRE(p.has_value());
   CHECK(p->steps() == std::vector<std::string>{"a", "b", "c", "d", "e"});
 }
@@ -581,6 +586,10 @@ TEST_CASE("TestScratchpadRender::two_steps_separated_by_blank_line") {
                        .action = Action("echo", {{"text", "b"}}),
                        .observation = Observation("echo: b")}));
   const auto out = sp.render();
+  INFO(
+      "Scratchpad::render: a step's lines are joined by \"\\n\", steps by one blank line "
+      "(\"\\n\\n\"); got:\n"
+      << out);
   CHECK(count(out, "\n\n") == 1);
   CHECK(count(out, "Thought:") == 2);
   CHECK(count(out, "Action:") == 2);
@@ -652,6 +661,9 @@ TEST_CASE("TestScratchpadTruncation::over_cap_drops_earliest_blocks") {
                          .observation = Observation("echo result for step " + std::to_string(i))}));
   }
   const auto out = sp.render();
+  INFO(
+      "Scratchpad::render: over max_chars, drop whole blocks from the front (the oldest step "
+      "matters least to the next decision) until the text fits");
   CHECK(out.size() <= 200);
   CHECK_THAT(out, Contains("step 9"));
   CHECK_THAT(out, !Contains("step 0 "));
@@ -662,6 +674,9 @@ TEST_CASE("TestScratchpadTruncation::keeps_at_least_last_block_even_if_over_cap"
   sp.append(make_step({.thought = "this is a long thought far exceeding the cap",
                        .action = Action("echo", {{"text", "x"}}),
                        .observation = Observation("long output that exceeds cap")}));
+  INFO(
+      "Scratchpad::render: never drop the last block, even when it alone is over max_chars (the "
+      "model must see what just happened)");
   CHECK_THAT(sp.render(), Contains("Thought:"));
 }
 
@@ -903,6 +918,10 @@ TEST_CASE("TestAgentRunStopConditions::loop_detection_distinguishes_different_ar
 
 TEST_CASE("TestAgentRunStopConditions::halt_on_stuck") {
   FakeBackend backend({"I have no idea."});
+  INFO(
+      "Agent::decide_step: a step with neither an action nor a final answer, with "
+      "options().halt_on_stuck set, stops the run with stop reason \"no_progress\" (the fake "
+      "has one answer, so a run that goes on asks it for a second)");
   const auto result =
       Agent(backend, ToolRegistry(), {.max_steps = 5, .plan = false, .halt_on_stuck = true})
           .run("x");
@@ -1023,6 +1042,24 @@ TEST_CASE("TestDecideStep::final_answer_stops_and_is_not_remembered") {
   CHECK_FALSE(outcome.step.action.has_value());
 }
 
+// A model that writes an action and a final answer in one step has answered: the answer ends the
+// run and the action never runs (agent.h: "in this order"). Checking the action first runs a tool
+// nobody will read and carries on past the answer.
+TEST_CASE("TestDecideStep::final_answer_wins_over_an_action_in_the_same_step") {
+  FakeBackend backend({});
+  const auto agent = policy_agent(backend);
+  const Action action("calculator", {{"expression", "2 + 2"}});
+  const auto outcome =
+      agent.decide_step(ParsedStep("both", action, "4", std::nullopt), inference_of(), {});
+  INFO(
+      "decide_step: look at parsed.final_answer() first, then parsed.action(), then the parse "
+      "error; a step with both an answer and an action is an answer");
+  CHECK(outcome.stop_reason == "final_answer");
+  CHECK(outcome.step.final_answer == "4");
+  CHECK_FALSE(outcome.step.observation.has_value());
+  CHECK_FALSE(outcome.remember);
+}
+
 TEST_CASE("TestDecideStep::action_dispatches_observes_and_continues") {
   FakeBackend backend({});
   const auto agent = policy_agent(backend);
@@ -1077,6 +1114,9 @@ TEST_CASE("TestDecideStep::stuck_with_halt_stops_and_is_not_remembered") {
   const auto agent = policy_agent(backend, {.halt_on_stuck = true});
   const auto outcome =
       agent.decide_step(ParsedStep("", std::nullopt, std::nullopt, "bad json"), inference_of(), {});
+  INFO(
+      "decide_step: with options().halt_on_stuck, a step that could not be read stops the run "
+      "(\"no_progress\") and is not remembered");
   CHECK(outcome.stop_reason == "no_progress");
   CHECK_FALSE(outcome.remember);
   CHECK(outcome.step.parse_error == "bad json");

@@ -1505,6 +1505,42 @@ TEST_CASE("a_message_typed_before_a_backend_failure_stays_in_the_conversation") 
   CHECK(a.turns().size() == 2);
 }
 
+namespace {
+/// A backend that answers once, then reaches course code that is still a TODO (its complete()
+/// throws the scaffold's error).
+class UnwrittenAfterOneAnswer : public g2c::inference::Backend {
+ public:
+  const g2c::inference::BackendInfo& info() const override { return info_; }
+  g2c::inference::InferenceResult complete(const std::string& prompt,
+                                           const g2c::inference::CompletionOptions&) override {
+    if (answered_) {
+      throw g2c::todo("LocalTransformerBackend::complete", "g2c/inference/local.cpp", "16");
+    }
+    answered_ = true;
+    return g2c::inference::InferenceResult(prompt, final_answer_completion("hello"), 1, 1, 1.0,
+                                           info_);
+  }
+
+ private:
+  bool answered_ = false;
+  g2c::inference::BackendInfo info_{"unwritten", "todo"};
+};
+}  // namespace
+
+TEST_CASE("an_unwritten_course_function_is_not_a_model_failure") {
+  // A TODO below the assistant is the student's next job, not a turn without an answer: caught
+  // with the model's failures it would print "no answer" and hide which function to write.
+  UnwrittenAfterOneAnswer backend;
+  Assistant a(backend, ToolRegistry(), {.config = {.plan = false, .use_native = false}});
+  REQUIRE_NOTHROW(a.chat("first"));
+  INFO(
+      "Assistant::chat: catch the agent's failures as std::exception, but first let "
+      "g2c::NotImplementedError through (catch it and `throw;`), and record no turn for it");
+  CHECK_THROWS_AS(a.chat("second"), g2c::NotImplementedError);
+  CHECK(a.turns().size() == 1);
+  CHECK(a.conversation().messages().size() == 2);
+}
+
 TEST_CASE("a_line_without_a_final_newline_is_still_sent") {
   // Input that ends without a newline (a pipe, a file) still reaches the assistant.
   auto [a, backend] = make_assistant({final_answer_completion("hello")}, no_plan());

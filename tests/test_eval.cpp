@@ -579,7 +579,10 @@ TEST_CASE("TestExpectedCalibrationError::always_confident_half_correct") {
   const std::vector<double> confs(10, 1.0);
   std::vector<bool> corr(10, false);
   std::fill(corr.begin(), corr.begin() + 5, true);
-  INFO("a confidence of exactly 1.0 belongs to the LAST bin");
+  INFO(
+      "a confidence of exactly 1.0 belongs to the LAST bin; ECE = sum over bins of "
+      "(n_b / N) * |accuracy_b - confidence_b|, each bin weighted by its share of the SAMPLES: "
+      "here one bin holds all ten, |0.5 - 1.0| = 0.5");
   CHECK(expected_calibration_error(confs, corr, 10) == within(0.5, 1e-9));
 }
 
@@ -737,6 +740,20 @@ TEST_CASE("TestScoreMultipleChoice::uniform_logits_indifferent") {
   REQUIRE(r.confidence.has_value());
   INFO("equal scores give a softmax of 1/N each");
   CHECK(*r.confidence == within(0.5, 1e-5));
+}
+
+// A model that cannot tell the options apart must not lean on their order from the back: the
+// lesson's argmax takes the first of equal scores, as Python's max over indices does.
+TEST_CASE("TestScoreMultipleChoice::a_tie_goes_to_the_first_option") {
+  auto model = uniform_model(64);
+  const CharTokenizer tok(64);
+  const auto r = score_multiple_choice(model, tok, MultipleChoiceExample("p", {"a", "b", "c"}, 2));
+  INFO(
+      "score_multiple_choice: equal scores pick the FIRST option (std::max_element does; a loop "
+      "with >= picks the last)");
+  CHECK(r.choice_idx == 0);
+  CHECK(r.prediction == "a");
+  CHECK_FALSE(r.correct);
 }
 
 TEST_CASE("TestScoreMultipleChoice::metadata_contains_diagnostic_fields") {

@@ -138,7 +138,8 @@ TEST_CASE("TestBackendInfoBoilerplate::non_str_name_rejected", "[clean]") {
   // A number is no name: it does not even compile. What can reach the constructor at run time is a
   // JSON value that is not an object as `extra`, refused by name.
   STATIC_REQUIRE_FALSE(std::is_constructible_v<BackendInfo, int, std::string>);
-  CHECK_THROWS_WITH(BackendInfo("local", "x", Json::array()), Contains("extra"));
+  CHECK_THROWS_MATCHES(BackendInfo("local", "x", Json::array()), g2c::ValueError,
+                       MessageContains("extra"));
 }
 
 TEST_CASE("TestBackendInfoBoilerplate::equality_by_value", "[clean]") {
@@ -174,11 +175,12 @@ TEST_CASE("TestInferenceResultBoilerplate::negative_latency_rejected", "[clean]"
 }
 
 TEST_CASE("TestInferenceResultBoilerplate::negative_prompt_tokens_rejected", "[clean]") {
-  CHECK_THROWS_WITH(result_with(-1, 1, 1.0), Contains("prompt_tokens"));
+  CHECK_THROWS_MATCHES(result_with(-1, 1, 1.0), g2c::ValueError, MessageContains("prompt_tokens"));
 }
 
 TEST_CASE("TestInferenceResultBoilerplate::negative_completion_tokens_rejected", "[clean]") {
-  CHECK_THROWS_WITH(result_with(1, -1, 1.0), Contains("completion_tokens"));
+  CHECK_THROWS_MATCHES(result_with(1, -1, 1.0), g2c::ValueError,
+                       MessageContains("completion_tokens"));
 }
 
 TEST_CASE("TestInferenceResultBoilerplate::none_token_counts_allowed", "[clean]") {
@@ -189,7 +191,7 @@ TEST_CASE("TestInferenceResultBoilerplate::none_token_counts_allowed", "[clean]"
 
 TEST_CASE("TestInferenceResultTokensPerSecond::computed_correctly", "[clean]") {
   // 100 tokens in 500 ms: 200 tokens/s.
-  CHECK(result_with(10, 100, 500.0).tokens_per_second().value() == Approx(200.0));
+  CHECK(result_with(10, 100, 500.0).tokens_per_second().value() == py_approx(200.0));
 }
 
 TEST_CASE("TestInferenceResultTokensPerSecond::returns_none_when_completion_tokens_none",
@@ -279,12 +281,12 @@ TEST_CASE("TestBenchmark::forwards_sampling_kwargs") {
 
 TEST_CASE("TestBenchmark::latency_total_is_sum") {
   FakeBackend backend({{"a", 10.0, 1, 1}, {"b", 20.0, 1, 1}, {"c", 30.0, 1, 1}});
-  CHECK(benchmark(backend, {"x", "y", "z"}).latency_ms_total == Approx(60.0));
+  CHECK(benchmark(backend, {"x", "y", "z"}).latency_ms_total == py_approx(60.0));
 }
 
 TEST_CASE("TestBenchmark::latency_mean") {
   FakeBackend backend({{"a", 10.0, 1, 1}, {"b", 20.0, 1, 1}, {"c", 30.0, 1, 1}});
-  CHECK(benchmark(backend, {"x", "y", "z"}).latency_ms_mean == Approx(20.0));
+  CHECK(benchmark(backend, {"x", "y", "z"}).latency_ms_mean == py_approx(20.0));
 }
 
 TEST_CASE("TestBenchmark::per_request_latency_in_order") {
@@ -301,12 +303,30 @@ TEST_CASE("TestBenchmark::completion_tokens_total") {
 TEST_CASE("TestBenchmark::tokens_per_second_overall") {
   // 30 tokens in 30 ms: 1000 tokens/s.
   FakeBackend backend({{"a", 10.0, 1, 10}, {"b", 10.0, 1, 10}, {"c", 10.0, 1, 10}});
-  CHECK(benchmark(backend, {"x", "y", "z"}).tokens_per_second_overall.value() == Approx(1000.0));
+  CHECK(benchmark(backend, {"x", "y", "z"}).tokens_per_second_overall.value() == py_approx(1000.0));
+}
+
+// Requests of different speeds, where the two readings of "overall" part: 20 tokens in 100 ms is
+// 200 tokens/s, while the mean of the per-request rates (1000 and 111) is 556. The Python tests use
+// equal requests, where both formulas agree.
+TEST_CASE("TestBenchmark::tokens_per_second_overall_is_a_ratio_of_sums") {
+  FakeBackend backend({{"a", 10.0, 1, 10}, {"b", 90.0, 1, 10}});
+  const auto out = benchmark(backend, {"x", "y"});
+  INFO(
+      "benchmark: tokens_per_second_overall = completion_tokens_total / (latency_ms_total / "
+      "1000), the whole run's tokens over the whole run's time, not the mean of the per-request "
+      "rates (a slow request would count as much as a fast one)");
+  REQUIRE(out.tokens_per_second_overall.has_value());
+  CHECK(*out.tokens_per_second_overall == py_approx(200.0));
 }
 
 TEST_CASE("TestBenchmark::completion_tokens_total_none_when_any_missing") {
   FakeBackend backend({{"a", 10.0, 1, 5}, {"b", 10.0, 1, std::nullopt}, {"c", 10.0, 1, 7}});
   const auto out = benchmark(backend, {"x", "y", "z"});
+  INFO(
+      "benchmark: one request whose completion_tokens is unknown (nullopt) makes the totals "
+      "unknown: leave completion_tokens_total and tokens_per_second_overall unset rather than "
+      "count it as 0 tokens");
   CHECK_FALSE(out.completion_tokens_total.has_value());
   CHECK_FALSE(out.tokens_per_second_overall.has_value());
 }
@@ -316,8 +336,8 @@ TEST_CASE("TestBenchmark::per_request_tokens_per_second") {
   FakeBackend backend({{"a", 10.0, 1, 5}, {"b", 10.0, 1, 10}});
   const auto out = benchmark(backend, {"x", "y"});
   REQUIRE(out.per_request_tokens_per_second.size() == 2);
-  CHECK(out.per_request_tokens_per_second[0].value() == Approx(500.0));
-  CHECK(out.per_request_tokens_per_second[1].value() == Approx(1000.0));
+  CHECK(out.per_request_tokens_per_second[0].value() == py_approx(500.0));
+  CHECK(out.per_request_tokens_per_second[1].value() == py_approx(1000.0));
 }
 
 TEST_CASE("TestBenchmark::backend_field_propagates") {
@@ -343,9 +363,9 @@ TEST_CASE("TestBenchmarkEdgeCases::empty_prompts_rejected") {
 TEST_CASE("TestBenchmarkEdgeCases::single_prompt_percentiles_collapse") {
   FakeBackend backend({{"a", 42.0, 1, 5}});
   const auto out = benchmark(backend, {"hi"});
-  CHECK(out.latency_ms_mean == Approx(42.0));
-  CHECK(out.latency_ms_p50 == Approx(42.0));
-  CHECK(out.latency_ms_p90 == Approx(42.0));
+  CHECK(out.latency_ms_mean == py_approx(42.0));
+  CHECK(out.latency_ms_p50 == py_approx(42.0));
+  CHECK(out.latency_ms_p90 == py_approx(42.0));
 }
 
 TEST_CASE("TestBenchmarkEdgeCases::p90_above_p50_for_skewed_latencies") {
@@ -368,13 +388,13 @@ TEST_CASE("TestChatResultBoilerplate::construction", "[clean]") {
 }
 
 TEST_CASE("TestChatResultBoilerplate::negative_latency_rejected", "[clean]") {
-  CHECK_THROWS_WITH(ChatResult(kMessages, "", Json::array(), 0, 0, -1.0, BackendInfo("o", "x")),
-                    Contains("latency_ms"));
+  CHECK_THROWS_MATCHES(ChatResult(kMessages, "", Json::array(), 0, 0, -1.0, BackendInfo("o", "x")),
+                       g2c::ValueError, MessageContains("latency_ms"));
 }
 
 TEST_CASE("TestChatResultBoilerplate::negative_prompt_tokens_rejected", "[clean]") {
-  CHECK_THROWS_WITH(ChatResult(kMessages, "", Json::array(), -1, 0, 0.0, BackendInfo("o", "x")),
-                    Contains("prompt_tokens"));
+  CHECK_THROWS_MATCHES(ChatResult(kMessages, "", Json::array(), -1, 0, 0.0, BackendInfo("o", "x")),
+                       g2c::ValueError, MessageContains("prompt_tokens"));
 }
 
 // --- OllamaBackend -----------------------------------------------------------------------------
@@ -607,8 +627,8 @@ TEST_CASE("TestOllamaBackendComplete::metadata_includes_server_durations") {
   FakeServer server{ok_response("Hello!", 4, 7, 2'000'000'000, 1'500'000'000)};
   auto backend = backend_for(server);
   const auto result = backend.complete("hi");
-  CHECK(result.metadata.value("server_total_duration_ms", -1.0) == Approx(2000.0));
-  CHECK(result.metadata.value("server_eval_duration_ms", -1.0) == Approx(1500.0));
+  CHECK(result.metadata.value("server_total_duration_ms", -1.0) == py_approx(2000.0));
+  CHECK(result.metadata.value("server_eval_duration_ms", -1.0) == py_approx(1500.0));
 }
 
 TEST_CASE("TestOllamaBackendComplete::metadata_includes_sampling") {
@@ -650,7 +670,7 @@ TEST_CASE("TestOllamaBackendOptionsHandling::top_k_included_when_set") {
   REQUIRE(server.captured.size() == 1);
   const auto options = server.body()["options"];
   CHECK(options.value("top_k", 0) == 20);
-  CHECK(options.value("top_p", 0.0) == Approx(0.9));
+  CHECK(options.value("top_p", 0.0) == py_approx(0.9));
 }
 
 TEST_CASE("TestOllamaBackendValidation::empty_prompt_rejected") {
@@ -830,27 +850,28 @@ TEST_CASE("TestOllamaBackendChatWithTools::metadata_includes_server_durations_an
   FakeServer server{ok_chat_response("hi back", std::nullopt, 6, 9, 2'000'000'000, 1'500'000'000)};
   const auto result =
       backend_for(server).chat_with_tools(kQuestion, Json::array({calculator_spec()}));
-  CHECK(result.metadata["server_total_duration_ms"].get<double>() == Approx(2000.0));
-  CHECK(result.metadata["server_eval_duration_ms"].get<double>() == Approx(1500.0));
+  CHECK(result.metadata["server_total_duration_ms"].get<double>() == py_approx(2000.0));
+  CHECK(result.metadata["server_eval_duration_ms"].get<double>() == py_approx(1500.0));
   CHECK(result.metadata["n_tools_offered"] == 1);
 }
 
 TEST_CASE("TestOllamaBackendChatWithTools::empty_messages_rejected", "[clean]") {
   FakeServer server{ok_chat_response()};
-  CHECK_THROWS_WITH(backend_for(server).chat_with_tools(Json::array(), nullptr),
-                    Contains("messages"));
+  CHECK_THROWS_MATCHES(backend_for(server).chat_with_tools(Json::array(), nullptr), g2c::ValueError,
+                       MessageContains("messages"));
 }
 
 TEST_CASE("TestOllamaBackendChatWithTools::non_list_messages_rejected", "[clean]") {
   FakeServer server{ok_chat_response()};
-  CHECK_THROWS_WITH(backend_for(server).chat_with_tools("hi", nullptr), Contains("messages"));
+  CHECK_THROWS_MATCHES(backend_for(server).chat_with_tools("hi", nullptr), g2c::ValueError,
+                       MessageContains("messages"));
 }
 
 TEST_CASE("TestOllamaBackendChatWithTools::nonpositive_max_new_tokens_rejected", "[clean]") {
   FakeServer server{ok_chat_response()};
-  CHECK_THROWS_WITH(
+  CHECK_THROWS_MATCHES(
       backend_for(server).chat_with_tools(kQuestion, nullptr, ChatOptions().with_max_new_tokens(0)),
-      Contains("max_new_tokens"));
+      g2c::ValueError, MessageContains("max_new_tokens"));
 }
 
 TEST_CASE("TestOllamaBackendChatWithTools::missing_message_field_raises", "[clean]") {
@@ -864,7 +885,8 @@ TEST_CASE("TestOllamaBackendChatWithTools::http_error_wrapped", "[clean]") {
   FakeServer server;
   server.status = 500;
   server.raw = "Server";
-  CHECK_THROWS_WITH(backend_for(server).chat_with_tools(kQuestion, nullptr), Contains("500"));
+  CHECK_THROWS_MATCHES(backend_for(server).chat_with_tools(kQuestion, nullptr), OllamaError,
+                       MessageContains("500"));
 }
 
 // --- is_thinking_model (provided) --------------------------------------------------------------

@@ -337,8 +337,8 @@ TEST_CASE("TestLocalTransformerBackendBoilerplate::none_model_rejected", "[clean
 }
 
 TEST_CASE("TestLocalTransformerBackendBoilerplate::none_tokenizer_rejected", "[clean]") {
-  CHECK_THROWS_WITH(LocalTransformerBackend(std::make_shared<TinyModel>(), nullptr),
-                    Contains("tokenizer"));
+  CHECK_THROWS_MATCHES(LocalTransformerBackend(std::make_shared<TinyModel>(), nullptr),
+                       g2c::ValueError, MessageContains("tokenizer"));
 }
 
 TEST_CASE("TestLocalTransformerBackendBoilerplate::tokenizer_without_encode_rejected", "[clean]") {

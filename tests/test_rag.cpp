@@ -287,6 +287,9 @@ TEST_CASE("TestChunkText::two_chunks_no_overlap") {
 TEST_CASE("TestChunkText::chunk_text_overlap_correct") {
   // The stride is chunk_size - chunk_overlap = 7: each chunk starts 7 characters after the last.
   const auto result = chunk_text("abcdefghijklmno", sized(10, 3));
+  INFO(
+      "chunk_text: stop once a window reaches the end of the text (end == length); one more "
+      "stride would add a tail chunk (\"o\", 14..15) already inside the last one");
   REQUIRE(result.size() == 2);
   CHECK(result[0].text() == "abcdefghij");
   CHECK(result[0].start() == 0);
@@ -367,6 +370,9 @@ TEST_CASE("TestChunkTextValidation::rejects_overlap_geq_chunk_size") {
 
 TEST_CASE("TestChunkTextEdgeCases::unicode_text") {
   const std::string text = "h\xC3\xA9llo w\xC3\xB6rld \xF0\x9F\x8C\x8D";  // "héllo wörld 🌍"
+  INFO(
+      "chunk_text: sizes and offsets count characters, not bytes: character_offsets(text) "
+      "gives each character's byte offset, so cut the text between two of them");
   const auto result = chunk_text(text, sized(100, 0));
   REQUIRE(result.size() == 1);
   CHECK(result[0].text() == text);
@@ -737,6 +743,9 @@ TEST_CASE("TestNumpyVectorStoreSearch::search_query_2d_accepted") {
 
 TEST_CASE("TestNumpyVectorStoreSearch::search_k_larger_than_store_returns_all") {
   const auto store = store_with_eye_vectors(3);
+  INFO(
+      "VectorStore::search: k may be larger than the store; topk needs k <= N, so ask it for "
+      "std::min(k, size()) and return every chunk");
   CHECK(store->search(torch::tensor({1.0f, 0.0f, 0.0f}), 100).size() == 3);
 }
 
@@ -774,8 +783,10 @@ TEST_CASE("TestVectorStoreSearchEdgeCases::query_dim_mismatch_raises") {
 
 TEST_CASE("TestVectorStoreSearchEdgeCases::query_3d_rejected") {
   const auto store = store_with_eye_vectors(4);
-  CHECK_THROWS_MATCHES(store->search(torch::zeros({1, 1, 4}), 1), g2c::ValueError,
-                       MessageContains("shape"));
+  // Naming the shapes accepted (1-D, 2-D) or the shape received tells the user what to fix.
+  CHECK_THROWS_MATCHES(
+      store->search(torch::zeros({1, 1, 4}), 1), g2c::ValueError,
+      MessageContains("1-D") || MessageContains("2-D") || MessageContains("shape"));
 }
 
 // --- cosine_similarity: provided ---------------------------------------------------------------
@@ -1274,6 +1285,11 @@ TEST_CASE("hash_embedder_counts_characters_as_python_does") {
       HashEmbedder({.dim = 16, .ngram_range = {2, 3}, .seed = 3})
           .embed({"\xE1\xBD\x88\xCE\xB4\xCF\x85\xCF\x83\xCF\x83\xCE\xB5\xCF\x8D\xCF\x82 "
                   "\xCE\xA3\xCE\x91\xCE\xA3 H\xC3\xA9llo!"});
+  INFO(
+      "HashEmbedder::embed: python_lower the text, then for every n in ngram_range (both ends "
+      "included) every run of n characters adds 1 to its bucket (a count, not a flag); then "
+      "l2_normalize_rows.\n  got:      "
+      << out << "\n  expected: " << expected);
   CHECK(torch::allclose(out, expected, 0, 1e-6));
 }
 
@@ -1370,4 +1386,18 @@ TEST_CASE("saved_index_round_trips_and_refuses_damage", "[clean]") {
   CHECK_THROWS_MATCHES(g2c::rag::save_index(path, store, HashEmbedder({.dim = 16})),
                        g2c::ValueError, MessageContains("16-dim"));
   std::filesystem::remove_all(folder);
+}
+
+TEST_CASE("assemble_rag_prompt_lays_out_context_then_question") {
+  // The model reads the sources before the question it must answer from them, and each part is a
+  // paragraph of its own. The Python tests look for each part, not for their order.
+  const auto prompt = assemble_rag_prompt("Q?", {chunk("text a", "a.md"), chunk("text b", "b.md")},
+                                          {"SYSTEM", "INSTRUCTION"});
+  INFO(
+      "assemble_rag_prompt: system, context, question, instruction, in that order, joined by "
+      "\"\\n\\n\"; the context is \"Context:\" then each chunk as \"[i] (source: s)\\ntext\", "
+      "chunks separated by a blank line (prompt.h)");
+  CHECK(prompt.text ==
+        "SYSTEM\n\nContext:\n[1] (source: a.md)\ntext a\n\n[2] (source: b.md)\ntext b\n\n"
+        "Question: Q?\n\nINSTRUCTION");
 }

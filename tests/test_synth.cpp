@@ -158,6 +158,9 @@ TEST_CASE("parse_numbered_list_is_permissive", "[clean]") {
 
 TEST_CASE("overlap_identical_texts") {
   const std::string text = "name the largest planet in the solar system";
+  INFO(
+      "ngram_overlap: a text shares all of its n-grams with itself, so the Jaccard index "
+      "shared / (|A| + |B| - shared) is 1");
   CHECK(ngram_overlap(text, text) == py_approx(1.0));
   CHECK(ngram_overlap(text, text, 2) == py_approx(1.0));
 }
@@ -168,15 +171,28 @@ TEST_CASE("overlap_disjoint_texts") {
 
 TEST_CASE("overlap_known_value") {
   // trigrams: 2 shared of 6 distinct -> 1/3
+  INFO(
+      "ngram_overlap is the Jaccard index of the two sets of n-grams: shared / distinct in "
+      "either = 2 / (4 + 4 - 2); dividing by one text's grams gives 1/2, by their sum 1/4");
   CHECK(ngram_overlap("the cat sat on the mat", "the cat sat on a hat", 3) == py_approx(1.0 / 3));
 }
 
 TEST_CASE("overlap_short_texts_and_edges") {
-  // Shorter than n: the whole text is one gram.
-  CHECK(ngram_overlap("hello", "hello", 3) == py_approx(1.0));
-  CHECK(ngram_overlap("hello", "goodbye", 3) == 0.0);
-  CHECK(ngram_overlap("", "", 3) == py_approx(1.0));
-  CHECK(ngram_overlap("", "hello", 3) == 0.0);
+  {
+    INFO(
+        "ngram_overlap: a text shorter than n words is one gram, all of its words (so a short "
+        "text still equals itself)");
+    CHECK(ngram_overlap("hello", "hello", 3) == py_approx(1.0));
+    CHECK(ngram_overlap("hello", "goodbye", 3) == 0.0);
+  }
+  {
+    INFO(
+        "ngram_overlap: two empty texts are the same text (1.0); one empty text shares nothing "
+        "(0.0) — decide these before dividing, where 0 / 0 would be NaN");
+    CHECK(ngram_overlap("", "", 3) == py_approx(1.0));
+    CHECK(ngram_overlap("", "hello", 3) == 0.0);
+  }
+  INFO("ngram_overlap: n = 0 has no grams: ValueError");
   CHECK_THROWS_AS(ngram_overlap("a b", "a b", 0), g2c::ValueError);
 }
 
@@ -198,6 +214,9 @@ TEST_CASE("dedupe_drops_exact_and_near_duplicates") {
   };
   // The near duplicate shares exactly 1/3 of its trigrams with the first: a 0.3 threshold catches
   // it; the unrelated pair sails through.
+  INFO(
+      "dedupe_pairs: keep a pair only when its overlap with every instruction in the pool — the "
+      "seeds (`against`), then each pair already kept — is below the threshold");
   CHECK(users(dedupe_pairs(pairs, 0.3)) ==
         std::vector<std::string>{"Name the largest planet in the solar system.",
                                  "Translate the word 'cat' into French."});
@@ -209,6 +228,9 @@ TEST_CASE("dedupe_pool_grows_as_it_accepts") {
   const std::vector<InstructionPair> pairs = {
       pair("List three primary colors used in painting."),
       pair("List three primary colors used in painting please.")};
+  INFO(
+      "dedupe_pairs: each kept pair's instruction joins the pool, so later pairs are compared "
+      "with the seeds and with every pair kept before them");
   CHECK(dedupe_pairs(pairs, 0.5, {"What is 2+2?"}).size() == 1);
 }
 
@@ -222,8 +244,11 @@ TEST_CASE("dedupe_respects_the_seed_pool") {
 TEST_CASE("dedupe_threshold_semantics") {
   const std::vector<InstructionPair> pairs = {pair("the cat sat on the mat"),
                                               pair("the cat sat on a hat")};  // overlap 1/3
-  CHECK(dedupe_pairs(pairs, 0.34).size() == 2);                               // below: new
-  CHECK(dedupe_pairs(pairs, 1.0 / 3).size() == 1);                            // at: a duplicate
+  INFO(
+      "dedupe_pairs: a pair is a duplicate when its overlap with some instruction in the pool "
+      "is >= threshold (at the threshold counts)");
+  CHECK(dedupe_pairs(pairs, 0.34).size() == 2);     // below: new
+  CHECK(dedupe_pairs(pairs, 1.0 / 3).size() == 1);  // at: a duplicate
   CHECK(dedupe_pairs({}, 0.5).empty());
 }
 

@@ -433,7 +433,25 @@ TEST_CASE("TestValidateArguments::missing_required_raises") {
                        MessageContains("missing required"));
 }
 
+// The model fixes its call from this one message: every missing name in it, in the schema's order,
+// not the first one found (which costs the model a round trip per name).
+TEST_CASE("TestValidateArguments::missing_required_names_every_missing_argument") {
+  const Tool t =
+      make_tool("pair", "Two required strings",
+                Json{{"type", "object"},
+                     {"properties", {{"a", {{"type", "string"}}}, {"b", {{"type", "string"}}}}},
+                     {"required", {"a", "b"}}});
+  INFO(
+      "validate_arguments: collect every name in `required` that the arguments lack, then throw "
+      "once with the whole list, python_repr'd as Python prints a list: ['a', 'b']");
+  CHECK_THROWS_MATCHES(validate_arguments(t, Json::object()), ToolError,
+                       MessageContains("missing required arguments: ['a', 'b']"));
+}
+
 TEST_CASE("TestValidateArguments::unknown_argument_raises") {
+  INFO(
+      "validate_arguments: an argument that is not one of the schema's properties is refused "
+      "(ToolError naming it) before any type is checked; never look up its property");
   CHECK_THROWS_MATCHES(validate_arguments(make_tool(), {{"text", "hi"}, {"extra", "no"}}),
                        ToolError, MessageContains("unknown"));
 }
@@ -618,6 +636,10 @@ TEST_CASE("TestParseToolCalls::multiple_calls_in_order") {
       "<tool_call>{\"name\": \"first\", \"arguments\": {}}</tool_call>\n"
       "some text in between\n"
       "<tool_call>{\"name\": \"second\", \"arguments\": {}}</tool_call>");
+  INFO(
+      "parse_tool_calls: each block ends at the first </tool_call> after its <tool_call> "
+      "(text.find from the body's start, not rfind), and the search for the next block starts "
+      "after that closing tag");
   REQUIRE(calls.size() == 2);
   CHECK(calls[0].name() == "first");
   CHECK(calls[1].name() == "second");
@@ -679,6 +701,10 @@ TEST_CASE("TestParseToolCallsEdgeCases::mixed_good_and_bad") {
       "<tool_call>not json</tool_call>"
       R"(<tool_call>{"name": "ok", "arguments": {}}</tool_call>)"
       R"(<tool_call>{"arguments": {}}</tool_call>)");
+  INFO(
+      "parse_tool_calls: a malformed block (not JSON, no name) is skipped with `continue`, not the "
+      "end of the search: the next <tool_call> is looked for after the bad block's </tool_call>, "
+      "so the good block between two bad ones is the one call");
   REQUIRE(calls.size() == 1);
   CHECK(calls[0].name() == "ok");
 }
@@ -1288,6 +1314,25 @@ TEST_CASE("TestRunWithTools::tool_result_appears_in_subsequent_prompt") {
   const auto& second = backend.calls[1].prompt;
   CHECK_THAT(second, Contains("<tool_result"));
   CHECK_THAT(second, Contains("\n4\n"));
+}
+
+// The model reads its own call before the result: a loop that appends only the results leaves the
+// model a <tool_result> answering a question it cannot see it asked.
+TEST_CASE("TestRunWithTools::subsequent_prompt_is_prompt_call_then_result") {
+  FakeBackend backend({kCalc22, "the result is 4"});
+  const auto result = run_with_tools(backend, calculator_registry(), "what is 2+2?");
+  REQUIRE(backend.calls.size() == 2);
+  const std::string& first = backend.calls[0].prompt;
+  const std::string& second = backend.calls[1].prompt;
+  INFO(
+      "run_text_loop: the next prompt is the whole previous prompt, then \" \" + the model's own "
+      "completion (its <tool_call> block), then \"\\n\\n\" + format_tool_results(results) + "
+      "\"\\n\\nAssistant:\" (loop.h)");
+  CHECK_THAT(second, Catch::Matchers::StartsWith(first));
+  CHECK_THAT(second, Contains(kCalc22));
+  REQUIRE(result.steps.size() == 2);
+  CHECK(second == first + " " + kCalc22 + "\n\n" +
+                      format_tool_results(result.steps[0].tool_results) + "\n\nAssistant:");
 }
 
 TEST_CASE("TestRunWithTools::sampling_args_forwarded") {

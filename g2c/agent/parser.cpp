@@ -9,16 +9,16 @@
 namespace g2c::agent {
 
 ParsedStep parse_react_step(std::string_view text) {
-  // TODO: the recipe of parser.h, with react_field(text, ReactMarker::...) to find each marker's
-  // text and strip_whitespace / strip_code_fences to clean it:
-  //   thought = strip_whitespace(react_field(text, ReactMarker::Thought).value_or(""));
-  //   a Final Answer that is non-empty once stripped -> ParsedStep(thought, std::nullopt, answer,
-  //   std::nullopt), even when an Action is there too (the model says it is done);
-  //   otherwise the Action and the Action Input, each missing case its own parse_error; the tool
-  //   name stripped of whitespace, then of trailing '.', ',', ';', ':'; the input parsed with
-  //   nlohmann::json::parse (catch nlohmann::json::parse_error) and required to be an object.
-  // Every failure is a ParsedStep(thought, std::nullopt, std::nullopt, "why"), never an exception:
-  // the loop shows the model its parse error and the run goes on.
+  // TODO: What one ReAct completion means: an answer, an action, or why neither could be read.
+  // react_field(text, ReactMarker::…) finds each marker's text; parser.h has the rules and the
+  // exact messages. In order: the thought (strip_whitespace, "" when absent); a Final Answer
+  // non-empty once stripped wins, even beside an Action (the model says it is done); otherwise
+  // an Action needs both its name and its Action Input; the name loses whitespace, then trailing
+  // ".,;:"; the input, out of its code fence (strip_code_fences), must parse as JSON
+  // (nlohmann::json::parse; catch nlohmann::json::parse_error) and be an object. The messages
+  // quote the tool name with g2c::tokenizer::python_repr and name a wrong JSON type with
+  // g2c::tools::python_type_name. Every failure is a ParsedStep with a parse_error, never an
+  // exception: the loop shows it to the model and the run goes on.
   // Hints, one step at a time: scripts/hint.sh 19 parse_react_step
   throw g2c::todo("parse_react_step", "g2c/agent/parser.cpp", "19");
 }

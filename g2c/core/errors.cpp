@@ -54,12 +54,13 @@ NotImplementedError todo(std::string_view function, std::string_view file,
   return NotImplementedError(fmt::format(
       "NotImplementedError: {} is still a TODO. Write it in {} (module {}), then rebuild and "
       "rerun the module's tests from the repository root:\n"
-      "  cmake --build --preset student && ctest --preset student -L '^{}$'\n"
+      "  cmake --build --preset student --target module-{}\n"
+      "  ctest --preset student -L '^{}$'\n"
       "Hints, one step at a time (--more, then --code):\n"
       "  scripts/hint.sh {} {}\n"
       "or switch on the reference solution of module {} instead:\n"
       "  cmake --preset student -DG2C_SOLUTIONS={}",
-      function, file, module, module, module, function, module,
+      function, file, module, module, module, module, function, module,
       solutions_with(G2C_SOLUTIONS_SELECTOR, module)));
 }
 

@@ -10,16 +10,16 @@ namespace g2c::inference {
 
 InferenceResult OllamaBackend::complete(const std::string& prompt,
                                         const CompletionOptions& options) {
-  // TODO: an empty prompt or options.max_new_tokens <= 0 -> ValueError. The body: {"model":
-  // model_id_, "prompt", "stream": false, "options": {"num_predict", "temperature", plus "top_k"
-  // and "top_p" only when set}}. Send HttpRequest{"POST", base_url_ + "/api/generate",
-  // {{"Content-Type", "application/json"}}, body.dump()} with transport_(request, timeout_),
-  // timing it with std::chrono::steady_clock. Wrap every failure in OllamaError: a NetworkError
-  // ("Could not reach Ollama at <url>", nested with std::throw_with_nested), a status outside
-  // 200-299 (say the status), a body that is not JSON, an answer without "response". Then
-  // InferenceResult(prompt, data["response"], "prompt_eval_count", "eval_count" (nullopt when
-  // missing), latency_ms, info_, {"sampling": options.to_json(), "server_total_duration_ms" and
-  // "server_eval_duration_ms": the nanoseconds / 1e6, or null}).
+  // TODO: One prompt through a model server: POST a JSON body to base_url_ + "/api/generate"
+  // without streaming and turn the JSON answer into an InferenceResult (ollama.h shows both and
+  // documents every field). In order: ValueError for an empty prompt or max_new_tokens <= 0; the
+  // body, with top_k / top_p only when set (absent, the server's default applies); the call,
+  // transport_(HttpRequest, timeout_), timed with std::chrono::steady_clock. Every failure after
+  // that is an OllamaError, so a caller catches one type: no server ("Could not reach Ollama at
+  // <url>", the NetworkError nested inside with std::throw_with_nested), a status outside 200-299
+  // (say the status), a body that is not JSON (parse with exceptions off, then is_discarded()), no
+  // string "response". Counts the answer lacks are nullopt; its durations are in ns (/ 1e6 for the
+  // metadata's ms, else null).
   // Hints, one step at a time: scripts/hint.sh 16 OllamaBackend::complete
   throw g2c::todo("OllamaBackend::complete", "g2c/inference/ollama.cpp", "16");
 }

@@ -9,8 +9,9 @@
 //
 // and chat_with_tools() the same over /api/chat with messages and tool specs. Everything that can
 // go wrong on the way — no server, an HTTP error status, an answer that is not JSON or lacks its
-// field — becomes one OllamaError naming the URL, so a caller has one thing to catch. The
-// constructor, info() and chat_with_tools() are provided; complete() is yours.
+// field — becomes one OllamaError (its message names the URL, or the field that is missing), so
+// a caller has one thing to catch. The constructor, info() and chat_with_tools() are provided;
+// complete() is yours.
 #pragma once
 
 #include <cstdint>

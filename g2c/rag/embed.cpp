@@ -7,13 +7,13 @@
 namespace g2c::rag {
 
 torch::Tensor HashEmbedder::embed(const std::vector<std::string>& texts) {
-  // TODO: counts = torch::zeros({texts.size(), dim()}, torch::kFloat32) (cast the size to
-  // std::int64_t), and rows = counts.accessor<float, 2>() to write into it. For each text: lowered
-  // = python_lower(text); offsets = character_offsets(lowered) (character i starts at byte
-  // offsets[i]; there are offsets.size() - 1 characters). For each n from ngram_range().first to
-  // ngram_range().second, for each start with start + n <= the character count: the n-gram is the
-  // bytes [offsets[start], offsets[start + n]) of lowered; rows[row][bucket(ngram)] += 1. Return
-  // l2_normalize_rows(counts).
+  // TODO: Each text becomes the counts of its character n-grams hashed into dim() buckets,
+  // scaled to unit length so that the store's dot product is a cosine: N texts -> (N, dim())
+  // float32, steps 1-5 of embed.h. Lowercase first (python_lower); then, for each n of
+  // ngram_range() (inclusive), every run of n characters (code points, located with
+  // character_offsets, never bytes) adds 1 to its row at bucket(ngram). A text shorter than n has
+  // no n-grams of that size, an empty text leaves its row zero. Finish with l2_normalize_rows.
+  // Operations: torch::zeros, accessor<float, 2>, the helpers named above.
   // Hints, one step at a time: scripts/hint.sh 17 HashEmbedder::embed
   throw g2c::todo("HashEmbedder::embed", "g2c/rag/embed.cpp", "17");
 }

@@ -7,9 +7,11 @@
 namespace g2c::synth {
 
 double ngram_overlap(std::string_view a, std::string_view b, std::size_t n) {
-  // TODO: n == 0 -> ValueError. Take each text's casefolded_words(); both empty -> 1.0, exactly
-  // one empty -> 0.0. A text's grams: every run of n consecutive words (fewer than n words: the
-  // whole word list is its one gram), collected in a set. Return |A ∩ B| / |A ∪ B|.
+  // TODO: How alike two instructions are: the Jaccard similarity |A ∩ B| / |A ∪ B| of their
+  // sets of word n-grams, a text's set holding every run of n consecutive words of its
+  // casefolded_words() (fewer than n words: the whole word list is its one gram). Checks first,
+  // in order: n == 0 -> ValueError; both word lists empty -> 1.0, exactly one empty -> 0.0.
+  // Operations: std::set<std::vector<std::string>>, count.
   // Hints, one step at a time: scripts/hint.sh 16b ngram_overlap
   throw g2c::todo("ngram_overlap", "g2c/synth/filter.cpp", "16b");
 }
@@ -17,9 +19,10 @@ double ngram_overlap(std::string_view a, std::string_view b, std::size_t n) {
 std::vector<InstructionPair> dedupe_pairs(const std::vector<InstructionPair>& pairs,
                                           double threshold, const std::vector<std::string>& against,
                                           std::size_t n) {
-  // TODO: the pool starts as a copy of `against`. For each pair in order: it is new when
-  // ngram_overlap(pair.user, instruction, n) < threshold for every instruction in the pool; keep a
-  // new pair and add its instruction to the pool. Return the kept pairs in their order.
+  // TODO: Keep the pairs whose instruction is new, first come first kept. The pool starts as a
+  // copy of `against`; a pair is new when ngram_overlap(pair.user, instruction, n) < threshold
+  // for every instruction of the pool. Keep a new pair and add its instruction to the pool, so
+  // the second copy of a new idea meets the first. Return the kept pairs in their order.
   // Hints, one step at a time: scripts/hint.sh 16b dedupe_pairs
   throw g2c::todo("dedupe_pairs", "g2c/synth/filter.cpp", "16b");
 }

@@ -1,6 +1,7 @@
 // Module 04 — your work: the five functions of byte-pair encoding.
 // Suggested order (each unlocks its tests): get_pair_counts, merge, train_step, encode, decode.
-// Build and test: cmake --build --preset student && ctest --preset student -L 04
+// Build and test: cmake --build --preset student --target module-04
+//                 ctest --preset student -L '^04$'
 #include "g2c/tokenizer/bpe.h"
 #include "g2c/core/errors.h"
 #include "g2c/tokenizer/utf8.h"

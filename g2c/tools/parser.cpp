@@ -6,16 +6,14 @@
 namespace g2c::tools {
 
 std::vector<ToolCall> parse_tool_calls(std::string_view text) {
-  // TODO: walk the text with find(): each "<tool_call>" opens a block that ends at the first
-  // "</tool_call>" after it (an opening tag with no closing tag ends the search). For the i-th
-  // block (i counts every block, skipped ones too):
-  //   - body = g2c::strip(the text between the tags): whitespace trimmed from both ends;
-  //   - value = nlohmann::json::parse(body, nullptr, false) (a discarded value, not an exception,
-  //     when the body is not JSON); skip the block unless value.is_object();
-  //   - name = value["name"]: skip unless it is a non-empty string;
-  //   - arguments = value.value("arguments", nlohmann::json::object()): skip unless an object;
-  //   - keep ToolCall(name, arguments, new_call_id(i)).
-  // Never throw on a malformed block: skipping it is how the loop survives a model's slip.
+  // TODO: The well-formed <tool_call>…</tool_call> blocks of `text`, in order (parser.h). Find
+  // the tags with find(): a block ends at the FIRST "</tool_call>" after its opening tag (so two
+  // calls never merge), the search for the next block goes on after that closing tag, and an
+  // opening tag without a closing one ends the search. A block's body, trimmed with g2c::strip,
+  // must parse as JSON (nlohmann::json::parse(body, nullptr, false) returns a discarded value
+  // instead of throwing) and be an object with a non-empty string "name" and an object
+  // "arguments" ({} when absent). Skip any other block and never throw: a model's slip must not
+  // end the run. Block i, skipped ones counted, gets the id new_call_id(i).
   // Hints, one step at a time: scripts/hint.sh 18 parse_tool_calls
   throw g2c::todo("parse_tool_calls", "g2c/tools/parser.cpp", "18");
 }

@@ -38,7 +38,8 @@ namespace g2c::tools {
 /// converted). ToolError, with a message the model can act on, when:
 ///   - arguments is not a JSON object ("arguments must be a JSON object, got list");
 ///   - the schema's "type" is not "object" ("schema must be of type object");
-///   - a key of "required" is missing ("missing required arguments: ['b']");
+///   - keys of "required" are missing (all of them, in "required"'s order, in one message:
+///     "missing required arguments: ['a', 'b']");
 ///   - a key is not in "properties" ("unknown arguments: ['junk']");
 ///   - a property's "type" (default "string") is not one of string/number/integer/boolean
 ///     ("unknown type tag 'widget' for argument 'v'");

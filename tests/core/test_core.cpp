@@ -37,8 +37,9 @@ TEST_CASE("todo_message_names_function_file_module_and_switch", "[core]") {
   // Commands that work as printed from the repository root (a bare `ctest -L 03` there finds no
   // tests and leaves a Testing/ folder behind); the label anchored, since -L is a regular
   // expression and 03 would also select module 03b.
-  CHECK(message.find("\n  cmake --build --preset student && ctest --preset student -L '^03$'\n") !=
-        std::string::npos);
+  // The build command is the README's loop: the module's target, not the whole course.
+  CHECK(message.find("\n  cmake --build --preset student --target module-03\n"
+                     "  ctest --preset student -L '^03$'\n") != std::string::npos);
   CHECK(message.find("\n  cmake --preset student -DG2C_SOLUTIONS=") != std::string::npos);
 }
 

@@ -15,6 +15,22 @@
 
 namespace g2c::testing {
 
+/// What a fake says when the code under test asks it once more than the test scripted: usually a
+/// run that should have stopped and did not. The end of the prompt only: the whole of it buries the
+/// sentence that matters under a page of system prompt.
+inline std::string exhausted_message(const std::string& fake, std::size_t scripted,
+                                     const std::string& last_input) {
+  constexpr std::size_t kShown = 300;
+  const std::string tail = last_input.size() <= kShown
+                               ? last_input
+                               : "..." + last_input.substr(last_input.size() - kShown);
+  return fake + " exhausted: the test scripted " + std::to_string(scripted) +
+         " answer(s) and the code asked for one more. Did the run go on where it should have "
+         "stopped (a final answer, a stop condition, an option such as halt_on_stuck)? The end of "
+         "the last request: " +
+         tail;
+}
+
 /// complete() answers with the completions in order.
 class FakeBackend : public g2c::inference::Backend {
  public:
@@ -28,7 +44,7 @@ class FakeBackend : public g2c::inference::Backend {
   g2c::inference::InferenceResult complete(
       const std::string& prompt, const g2c::inference::CompletionOptions& options) override {
     if (next_ >= completions_.size()) {
-      throw std::logic_error("FakeBackend exhausted: prompt was " + prompt);
+      throw std::logic_error(exhausted_message("FakeBackend", completions_.size(), prompt));
     }
     calls.push_back({prompt, options});
     return g2c::inference::InferenceResult(prompt, completions_[next_++], 1, 1, 1.0, info_);
@@ -74,7 +90,8 @@ class FakeChatBackend : public g2c::inference::ChatBackend {
                                              const nlohmann::json& tools,
                                              const g2c::inference::ChatOptions& options) override {
     if (next_ >= replies_.size()) {
-      throw std::logic_error("FakeChatBackend exhausted: last messages were " + messages.dump());
+      throw std::logic_error(exhausted_message("FakeChatBackend", replies_.size(),
+                                               messages.empty() ? "" : messages.back().dump()));
     }
     calls.push_back({messages, tools, options});
     const auto& reply = replies_[next_++];
