@@ -243,6 +243,9 @@ TEST_CASE("TestParsedStepBoilerplate::construction", "[clean]") {
 
 TEST_CASE("TestParseReactStep::final_answer_only") {
   const auto p = parse_react_step("Final Answer: 42");
+  INFO(
+      "parse_react_step: the Final Answer is react_field's text with its whitespace stripped "
+      "(strip_whitespace), and it is an answer only when something is left");
   CHECK(p.final_answer() == "42");
   CHECK_FALSE(p.action().has_value());
   CHECK_FALSE(p.parse_error().has_value());
@@ -319,6 +322,9 @@ TEST_CASE("TestParseReactStepEdgeCases::action_without_action_input_is_error") {
 }
 
 TEST_CASE("TestParseReactStepEdgeCases::action_input_invalid_json_is_error") {
+  INFO(
+      "parse_react_step: a model's bad JSON is a ParsedStep with a parse_error, never an "
+      "exception: catch nlohmann::json::parse_error around the parse");
   const auto p = parse_react_step("Action: calculator\nAction Input: {not valid json}");
   CHECK_FALSE(p.action().has_value());
   REQUIRE(p.parse_error().has_value());
@@ -341,6 +347,10 @@ TEST_CASE("TestParseReactStepEdgeCases::empty_final_answer_treated_as_no_answer"
 TEST_CASE("TestParseReactStepEdgeCases::code_fenced_action_input_tolerated") {
   const auto p = parse_react_step(
       "Action: calculator\nAction Input:\n```json\n{\"expression\": \"1+1\"}\n```");
+  INFO(
+      "parse_react_step: take the Action Input out of its Markdown fence (strip_code_fences) "
+      "before parsing it as JSON; parse_error was: "
+      << p.parse_error().value_or("(none)"));
   REQUIRE(p.action().has_value());
   CHECK(p.action()->arguments() == Json{{"expression", "1+1"}});
 }
@@ -404,6 +414,20 @@ TEST_CASE("parse_react_step_reports_each_missing_half_by_name") {
   CHECK_THAT(parse_react_step("Action: calculator").parse_error().value_or(""),
              Contains("'calculator'"));
   CHECK_THAT(parse_react_step("nothing here").parse_error().value_or(""), Contains("Final Answer"));
+}
+
+// Models end a name with more than a period ("calculator:", "calculator,"); the Python test tries
+// the period alone.
+TEST_CASE("parse_react_step_strips_every_trailing_punctuation_mark_from_the_tool_name") {
+  INFO(
+      "parse_react_step: the tool name is the Action stripped of whitespace, then of every "
+      "trailing character among \".,;:\" (parser.h, rule 4)");
+  for (const std::string ending : {":", ",", ";", ".:", ";."}) {
+    const auto p =
+        parse_react_step("Action: calculator" + ending + "\nAction Input: {\"expression\": \"1\"}");
+    REQUIRE(p.action().has_value());
+    CHECK(p.action()->tool() == "calculator");
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -321,6 +321,10 @@ TEST_CASE("mask_cache_is_consulted_and_shared") {
   MaskCache poisoned;
   poisoned.emplace(automaton.initial(),
                    torch::zeros({static_cast<std::int64_t>(kPieces.size())}, torch::kBool));
+  INFO(
+      "generate_json: look the state's mask up in the cache first (compute and store it only "
+      "when missing), and when the mask allows nothing, stop before sampling: a row of -inf "
+      "has nothing to sample");
   const auto halted = generate_json(
       model, prompt(), kPieces,
       GenerateJsonOptions().max_new_tokens(10).temperature(0.0).mask_cache(&poisoned));
@@ -367,4 +371,32 @@ TEST_CASE("budget_exhaustion_yields_a_valid_prefix") {
   const auto state = automaton.advance(automaton.initial(), text);
   REQUIRE(state);
   CHECK_FALSE(automaton.is_complete(*state));
+}
+
+namespace {
+/// RiggedLM with a window of four positions: it records the longest input it was given and, like
+/// a real model past its position table, refuses a longer one.
+class FourTokenWindowLM : public RiggedLM {
+ public:
+  torch::Tensor forward(const torch::Tensor& ids) override {
+    longest = std::max(longest, ids.size(1));
+    if (ids.size(1) > max_seq_len()) throw std::runtime_error("input longer than the window");
+    return RiggedLM::forward(ids);
+  }
+  std::int64_t max_seq_len() const override { return 4; }
+  std::int64_t longest = 0;
+};
+}  // namespace
+
+TEST_CASE("generation_feeds_the_model_at_most_its_window") {
+  // A 3-token prompt and 6 new tokens make 9: past the window, only the newest 4 go in. The
+  // Python tests' model has a window of 64, which their generations never reach.
+  FourTokenWindowLM model;
+  INFO(
+      "generate_json: each step feeds the model the last model.max_seq_len() ids only (crop "
+      "the front of the sequence), as module 11's generate does");
+  const auto out = generate_json(model, prompt(), kPieces,
+                                 GenerateJsonOptions().max_new_tokens(6).temperature(0.0));
+  CHECK(out.size(0) > model.max_seq_len());
+  CHECK(model.longest == model.max_seq_len());
 }
