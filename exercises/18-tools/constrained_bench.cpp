@@ -1,6 +1,6 @@
 // Exercise 18 — what the grammar costs a decoding step. SmolLM2-135M-Instruct writes a tool call
 // after a chat prompt, greedily, four ways, each through the same KV-cached model
-// (g2c::sampling::LlamaLogitsModel):
+// (g2c::pretrained::LlamaLogitsModel):
 //   free         module 11's loop, no grammar                     forward + argmax
 //   uncached     the same loop with allowed_token_mask at every    + one sweep of 49,152 pieces
 //                step and the mask applied, nothing memoised
@@ -22,6 +22,7 @@
 #include "exercises/common/timing.h"
 #include "g2c/core/errors.h"
 #include "g2c/pretrained/generation.h"
+#include "g2c/pretrained/logits_model.h"
 #include "g2c/sampling/constrained.h"
 
 namespace exercise_18_constrained_bench {
@@ -143,7 +144,7 @@ int main(int argc, char** argv) {
     const auto vocab = smol.model->options.vocab_size();
 
     const auto pieces_start = Clock::now();
-    const auto pieces = g2c::sampling::vocab_pieces(smol.tokenizer, vocab);
+    const auto pieces = g2c::pretrained::vocab_pieces(smol.tokenizer, vocab);
     const double pieces_ms = ms_between(pieces_start, Clock::now());
 
     // The sweep alone, at states that reject most pieces at their first byte and at one that
@@ -170,7 +171,7 @@ int main(int argc, char** argv) {
         smol.tokenizer.encode(smol.tokenizer.format_chat({{"user", kQuestion}}, true)),
         torch::kLong);
     const auto prompt_len = prompt.size(0);
-    g2c::sampling::LlamaLogitsModel cached_model(*smol.model);
+    g2c::pretrained::LlamaLogitsModel cached_model(*smol.model);
     std::vector<Run> runs;
 
     for (const std::string name : {"free", "uncached"}) {

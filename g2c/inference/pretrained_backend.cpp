@@ -10,6 +10,7 @@
 
 #include "g2c/core/errors.h"
 #include "g2c/inference/stop_strings.h"
+#include "g2c/pretrained/logits_model.h"
 
 namespace g2c::inference {
 
@@ -144,7 +145,7 @@ std::optional<GuidedCall> decode_guided_call(g2c::pretrained::PretrainedModel& p
     }
   }
   auto& tokenizer = pretrained.tokenizer;
-  g2c::sampling::LlamaLogitsModel model(*pretrained.model);
+  g2c::pretrained::LlamaLogitsModel model(*pretrained.model);
   const g2c::sampling::JsonPrefixAutomaton automaton;
   auto state = automaton.initial();
   const auto sampling =
@@ -417,7 +418,7 @@ ChatResult PretrainedBackend::chat_with_tools(const nlohmann::json& messages,
     // The vocabulary's pieces and the grammar's masks are shared by every constrained call.
     std::lock_guard lock(*constrained_mutex_);
     if (pieces_.empty()) {
-      pieces_ = g2c::sampling::vocab_pieces(tokenizer, model_->model->options.vocab_size());
+      pieces_ = g2c::pretrained::vocab_pieces(tokenizer, model_->model->options.vocab_size());
     }
     if (auto guided =
             decode_guided_call(*model_, ids, tools, pieces_, masks_, string_masks_, options)) {
@@ -425,7 +426,7 @@ ChatResult PretrainedBackend::chat_with_tools(const nlohmann::json& messages,
       reply_tokens = guided->sampled;
       stopped = guided->complete;
     } else {
-      g2c::sampling::LlamaLogitsModel logits(*model_->model);
+      g2c::pretrained::LlamaLogitsModel logits(*model_->model);
       const auto prompt = torch::tensor(ids, torch::kLong);
       auto json_options = g2c::sampling::GenerateJsonOptions()
                               .max_new_tokens(options.max_new_tokens)

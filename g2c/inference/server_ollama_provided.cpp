@@ -26,10 +26,12 @@ namespace {
 /// Ollama's documented options that the course's models do not use: accepted, and named in the
 /// answer's X-G2C-Ignored-Options header.
 constexpr std::string_view kIgnoredOptions[] = {
-    "num_keep",      "typical_p", "penalize_newline", "numa",       "num_batch",    "num_gpu",
-    "main_gpu",      "use_mmap",  "num_thread",       "mirostat",   "mirostat_tau", "mirostat_eta",
-    "tfs_z",         "low_vram",  "f16_kv",           "vocab_only", "use_mlock",    "logits_all",
-    "embedding_only"};
+    "num_keep", "typical_p", "penalize_newline", "numa", "num_batch", "num_gpu", "main_gpu",
+    "use_mmap", "num_thread", "mirostat", "mirostat_tau", "mirostat_eta", "tfs_z", "low_vram",
+    "f16_kv", "vocab_only", "use_mlock", "logits_all", "embedding_only",
+    // Older clients still send these three, which Ollama's API accepted before the model file
+    // came to decide them; a course model's attention and rotary settings are its own too.
+    "num_gqa", "rope_frequency_base", "rope_frequency_scale"};
 constexpr std::string_view kHonouredOptions[] = {
     "temperature",   "top_k", "top_p", "min_p",   "num_predict",      "repeat_penalty",
     "repeat_last_n", "seed",  "stop",  "num_ctx", "presence_penalty", "frequency_penalty"};

@@ -40,15 +40,15 @@
 //
 //   auto smol = g2c::pretrained::load_pretrained_model("SmolLM2-135M-Instruct");
 //   const auto vocab = smol.model->options.vocab_size();                     // 49,152
-//   const auto pieces = g2c::sampling::vocab_pieces(smol.tokenizer, vocab);  // once
-//   g2c::sampling::LlamaLogitsModel model(*smol.model);
+//   const auto pieces = g2c::pretrained::vocab_pieces(smol.tokenizer, vocab);  // once
+//   g2c::pretrained::LlamaLogitsModel model(*smol.model);  // g2c/pretrained/logits_model.h
 //   g2c::sampling::MaskCache cache;  // shared by every call with these pieces
 //   const auto ids = g2c::sampling::generate_json(
 //       model, prompt, pieces,
 //       g2c::sampling::GenerateJsonOptions().max_new_tokens(64).temperature(0).mask_cache(&cache));
 //
-// Provided (constrained_provided.cpp): LogitsModel and its two adapters, vocab_pieces, the
-// argument check. Yours (constrained.cpp): allowed_token_mask and generate_json.
+// Provided (constrained_provided.cpp): LogitsModel and the course model's adapter, vocab_pieces,
+// the argument check. Yours (constrained.cpp): allowed_token_mask and generate_json.
 #pragma once
 
 #include <cstdint>
@@ -64,11 +64,6 @@
 #include "g2c/sampling/json_prefix_automaton.h"
 #include "g2c/transformer/kv_cache.h"
 #include "g2c/transformer/transformer_lm.h"
-
-namespace g2c::pretrained {
-class LlamaModelImpl;
-class PretrainedTokenizer;
-}  // namespace g2c::pretrained
 
 namespace g2c::tokenizer {
 class TextTokenizer;
@@ -105,44 +100,24 @@ class TransformerLogitsModel : public LogitsModel {
   g2c::transformer::TransformerLMImpl* model_;
 };
 
-/// A Llama model (SmolLM2) as a LogitsModel, with its KV cache: a context that extends the last
-/// one feeds only its new ids, so a generation step costs one token's forward pass, not the
-/// whole context's. Any other context starts the cache again. forward returns the last
-/// position only, (1, 1, V).
-class LlamaLogitsModel : public LogitsModel {
- public:
-  explicit LlamaLogitsModel(g2c::pretrained::LlamaModelImpl& model);
-  torch::Tensor forward(const torch::Tensor& context) override;
-  std::int64_t max_seq_len() const override;
-  std::int64_t vocab_size() const override;
-  torch::Device device() const override;
-
- private:
-  g2c::pretrained::LlamaModelImpl* model_;
-  g2c::transformer::KVCache cache_;
-  std::vector<std::int64_t> cached_ids_;  // the ids whose keys and values cache_ holds
-};
-
 /// Each token id decoded once, in id order: pieces[i] is what id i appends to the text. Call it
 /// once and reuse the list; it is the only tokenizer work constrained decoding needs. For any
 /// tokenizer with decode(std::vector<std::int64_t>) -> std::string, the decode of each id alone
 /// (right when decoding token by token concatenates to decoding the sequence, as it does for
-/// byte-level BPEs that return raw bytes). ValueError for vocab_size < 0.
+/// byte-level BPEs that return raw bytes). ValueError for vocab_size < 0. A tokenizer with
+/// special tokens (is_special(id)) has an overload of its own beside it, which says what such a
+/// token appends (nothing: g2c::pretrained::vocab_pieces for SmolLM2's), so this one refuses it.
 /// Example: a tokenizer of the pieces {"\"", "{", "}"} with vocab_size 3 -> {"\"", "{", "}"}.
 template <class Tokenizer>
-std::vector<std::string> vocab_pieces(const Tokenizer& tokenizer, std::int64_t vocab_size);
+requires(!requires(const Tokenizer& tokenizer) {
+  tokenizer.is_special(std::int64_t{0});
+}) std::vector<std::string> vocab_pieces(const Tokenizer& tokenizer, std::int64_t vocab_size);
 
 /// The course's tokenizer (module 04): each id's raw bytes — not decode(), which replaces the
 /// bytes of a partial character by U+FFFD and so does not concatenate — and "" for the special
 /// tokens (<|endoftext|> is a signal, not text, and an empty piece is never sampled).
 /// ValueError for vocab_size outside [0, tokenizer.size()].
 std::vector<std::string> vocab_pieces(const g2c::tokenizer::TextTokenizer& tokenizer,
-                                      std::int64_t vocab_size);
-
-/// SmolLM2's tokenizer: each id's bytes (decode of the id alone, part of a character for some
-/// byte tokens), and "" for the control tokens (<|im_start|>, <|im_end|>, ...), which mark turns
-/// and are no text. ValueError for vocab_size outside [0, tokenizer.vocab_size()].
-std::vector<std::string> vocab_pieces(const g2c::pretrained::PretrainedTokenizer& tokenizer,
                                       std::int64_t vocab_size);
 
 /// Masks by automaton state: (V) bool CPU tensors, allowed_token_mask(automaton, state, pieces).
@@ -212,7 +187,9 @@ torch::Tensor generate_json(LogitsModel& model, const torch::Tensor& prompt_ids,
 // ---------------------------------------------------------------------------------------------
 
 template <class Tokenizer>
-std::vector<std::string> vocab_pieces(const Tokenizer& tokenizer, std::int64_t vocab_size) {
+requires(!requires(const Tokenizer& tokenizer) {
+  tokenizer.is_special(std::int64_t{0});
+}) std::vector<std::string> vocab_pieces(const Tokenizer& tokenizer, std::int64_t vocab_size) {
   if (vocab_size < 0) {
     throw ValueError("vocab_pieces: vocab_size must be >= 0 (one piece per token id); got " +
                      std::to_string(vocab_size));

@@ -24,12 +24,14 @@
 #include "g2c/pretrained/catalog.h"
 #include "g2c/pretrained/generation.h"
 #include "g2c/pretrained/llama.h"
+#include "g2c/pretrained/logits_model.h"
 #include "g2c/sampling/constrained.h"
 #include "g2c/tokenizer/text_tokenizer.h"
 #include "g2c_test.h"
 #include "one_thread.h"
 #include "tiny_llama.h"
 
+using g2c::pretrained::vocab_pieces;  // SmolLM2's tokenizer
 using g2c::sampling::allowed_token_mask;
 using g2c::sampling::check_generate_json_arguments;
 using g2c::sampling::generate_json;
@@ -545,7 +547,7 @@ TEST_CASE("the_cached_llama_adapter_equals_the_full_forward", "[constrained]") {
   const auto options = g2c::testing::tiny_llama_options();
   g2c::pretrained::LlamaModel model(options);
   torch::NoGradGuard no_grad;
-  g2c::sampling::LlamaLogitsModel adapter(*model);
+  g2c::pretrained::LlamaLogitsModel adapter(*model);
   CHECK(adapter.max_seq_len() == 32);
   CHECK(adapter.vocab_size() == 20);
   const auto ids = torch::randint(0, 20, {1, 12}, torch::kLong);
@@ -585,7 +587,7 @@ TEST_CASE("smollm2_writes_json_that_parses_under_the_grammar", "[constrained]") 
         "\"calculator\", \"arguments\": {\"expression\": \"...\"}}."}},
       /*add_generation_prompt=*/true);
   const auto prompt = torch::tensor(smol.tokenizer.encode(prompt_text), torch::kLong);
-  g2c::sampling::LlamaLogitsModel model(*smol.model);
+  g2c::pretrained::LlamaLogitsModel model(*smol.model);
   MaskCache cache;
   const auto out =
       generate_json(model, prompt, pieces,

@@ -193,6 +193,12 @@ TEST_CASE("serve_answers_bad_requests_with_a_4xx_json_error", "[serve]") {
   CHECK(status == 400);
   CHECK_THAT(body["error"].get<std::string>(), Contains("num_predict"));
 
+  // A misspelt option is refused by name rather than dropped without a word.
+  std::tie(status, body) = post(client, "/api/generate",
+                                R"({"model": "x", "prompt": "x", "options": {"temperatur": 0}})");
+  CHECK(status == 400);
+  CHECK_THAT(body["error"].get<std::string>(), Contains("temperatur"));
+
   std::tie(status, body) =
       post(client, "/api/generate", R"({"model": "x", "prompt": "x", "stream": "yes"})");
   CHECK(status == 400);
@@ -225,6 +231,31 @@ TEST_CASE("serve_answers_bad_requests_with_a_4xx_json_error", "[serve]") {
         post(big_client, "/api/generate", json({{"model", kName}, {"prompt", long_prompt}}).dump());
     CHECK(status == 400);
     CHECK_THAT(body["error"].get<std::string>(), Contains("context"));
+  }
+}
+
+TEST_CASE("ollama_options_the_course_does_not_use_are_named_not_refused", "[serve]") {
+  // Clients send settings for Ollama's runtime (threads, GPUs, memory maps) and, from older
+  // versions, the model's own rotary and attention settings: answered, and each one named.
+  if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
+  RunningServer running;
+  auto client = running.client();
+  const json request = {{"model", kName},
+                        {"prompt", "Hi"},
+                        {"stream", false},
+                        {"options",
+                         {{"num_predict", 1},
+                          {"num_thread", 2},
+                          {"num_gqa", 8},
+                          {"rope_frequency_base", 10000.0},
+                          {"mirostat", 0}}}};
+  const auto answer = client.Post("/api/generate", request.dump(), "application/json");
+  REQUIRE(answer);
+  if (answer->status == 501) throw g2c::NotImplementedError(answer->body);
+  REQUIRE(answer->status == 200);
+  const auto ignored = answer->get_header_value("X-G2C-Ignored-Options");
+  for (const std::string name : {"num_thread", "num_gqa", "rope_frequency_base", "mirostat"}) {
+    CHECK_THAT(ignored, Contains(name));
   }
 }
 

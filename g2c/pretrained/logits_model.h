@@ -1,0 +1,51 @@
+// Modules 16 and 18: SmolLM2 as the model constrained decoding drives. generate_json (module 18)
+// asks a LogitsModel for the next token's logits and needs each token's text as a piece; this is
+// the pretrained model's side of both, beside the model it adapts. A LlamaLogitsModel keeps a KV
+// cache, so a generation step feeds one new token, not the whole context.
+//
+//   auto smol = g2c::pretrained::load_pretrained_model("SmolLM2-135M-Instruct");
+//   const auto pieces = g2c::pretrained::vocab_pieces(smol.tokenizer,
+//                                                     smol.model->options.vocab_size());
+//   g2c::pretrained::LlamaLogitsModel model(*smol.model);
+//   const auto ids = g2c::sampling::generate_json(model, prompt, pieces, options);
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "g2c/core/torch.h"
+#include "g2c/sampling/constrained.h"
+#include "g2c/transformer/kv_cache.h"
+
+namespace g2c::pretrained {
+
+class LlamaModelImpl;
+class PretrainedTokenizer;
+
+/// A Llama model (SmolLM2) as a LogitsModel, with its KV cache: a context that extends the last
+/// one feeds only its new ids, so a generation step costs one token's forward pass, not the
+/// whole context's. Any other context starts the cache again. forward returns the last
+/// position only, (1, 1, V).
+class LlamaLogitsModel : public g2c::sampling::LogitsModel {
+ public:
+  explicit LlamaLogitsModel(LlamaModelImpl& model);
+  torch::Tensor forward(const torch::Tensor& context) override;
+  std::int64_t max_seq_len() const override;
+  std::int64_t vocab_size() const override;
+  torch::Device device() const override;
+
+ private:
+  LlamaModelImpl* model_;
+  g2c::transformer::KVCache cache_;
+  std::vector<std::int64_t> cached_ids_;  // the ids whose keys and values cache_ holds
+};
+
+/// SmolLM2's tokenizer as generate_json's pieces: each id's bytes (decode of the id alone, part of
+/// a character for some byte tokens), and "" for the control tokens (<|im_start|>, <|im_end|>,
+/// ...), which mark turns and are no text. ValueError for vocab_size outside
+/// [0, tokenizer.vocab_size()].
+std::vector<std::string> vocab_pieces(const PretrainedTokenizer& tokenizer,
+                                      std::int64_t vocab_size);
+
+}  // namespace g2c::pretrained
