@@ -1,9 +1,13 @@
 // Module 20 — the terminal loop (cli.h).
 #include "g2c/assistant/cli.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <iostream>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,6 +17,7 @@
 
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/errors.h"
+#include "g2c/core/progress.h"
 #include "g2c/core/strip.h"
 #include "g2c/tokenizer/utf8.h"
 
@@ -37,13 +42,15 @@ std::string first_chars(std::string_view text, std::size_t n) {
 }
 
 /// A turn while it runs: the model's text as it is generated, a line for each tool call once its
-/// result is in. Remembers the text of the last step, so that an answer already on the screen
-/// is not printed again.
+/// result is in, and — on a terminal — a waiting line while the model reads its prompt and nothing
+/// has come yet (a long RAG prompt takes a small CPU tens of seconds). Remembers the text of the
+/// last step, so that an answer already on the screen is not printed again.
 class LiveTurn {
  public:
-  explicit LiveTurn(std::ostream& out) : out_(&out) {}
+  LiveTurn(std::ostream& out, bool show_waiting) : out_(&out), show_waiting_(show_waiting) {}
 
   void text(std::string_view piece) {
+    waiting_.reset();
     *out_ << piece << std::flush;
     step_text_ += piece;
     line_open_ = !step_text_.empty() && step_text_.back() != '\n';
@@ -62,10 +69,12 @@ class LiveTurn {
                            first_chars(*step.parse_error, 200));
     }
     last_step_text_ = std::exchange(step_text_, "");
+    wait();  // the next model call reads the grown prompt first
   }
 
   /// A newline after text that stopped mid-line (the turn ended or failed while it streamed).
   void end_line() {
+    waiting_.reset();
     if (line_open_) *out_ << "\n";
     line_open_ = false;
   }
@@ -82,12 +91,20 @@ class LiveTurn {
     step_text_.clear();
     last_step_text_.clear();
     line_open_ = false;
+    wait();
   }
 
  private:
+  void wait() {
+    waiting_.reset();
+    if (show_waiting_) waiting_.emplace("thinking");
+  }
+
   std::ostream* out_;
-  std::string step_text_;       // the text of the step being generated
-  std::string last_step_text_;  // the text of the step recorded last
+  bool show_waiting_;
+  std::optional<g2c::WaitingLine> waiting_;  // drawn from its own thread: reset before writing
+  std::string step_text_;                    // the text of the step being generated
+  std::string last_step_text_;               // the text of the step recorded last
   bool line_open_ = false;
 };
 
@@ -214,7 +231,9 @@ bool run_command(Assistant& assistant, std::string_view line, std::ostream& out)
 }  // namespace
 
 void run_cli(Assistant& assistant, std::istream& in, std::ostream& out, std::string_view prompt) {
-  LiveTurn live(out);
+  // The waiting line goes to stderr: only when `out` is the same terminal (a test's stream or a
+  // redirected stdout gets the turn alone).
+  LiveTurn live(out, &out == &std::cout && ::isatty(STDOUT_FILENO) != 0);
   assistant.watch([&live](std::string_view piece) { live.text(piece); },
                   [&live](const agent::AgentStep& step) { live.step(step); });
   // The watchers write to `out`, which this loop does not own: unhook them however it ends.

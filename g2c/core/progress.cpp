@@ -77,4 +77,41 @@ void Progress::draw(std::int64_t done, const std::string& metrics, bool final) {
                tail.c_str());
 }
 
+WaitingLine::WaitingLine(std::string label, bool enabled)
+    : label_(std::move(label)), start_(std::chrono::steady_clock::now()) {
+  if (enabled && isatty(fileno(stderr)) != 0) thread_ = std::thread([this] { run(); });
+}
+
+WaitingLine::~WaitingLine() {
+  stop();
+}
+
+void WaitingLine::stop() {
+  {
+    const std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+  if (drawn_) {
+    std::fputs("\r\033[K", stderr);
+    std::fflush(stderr);
+    drawn_ = false;
+  }
+}
+
+void WaitingLine::run() {
+  std::unique_lock lock(mutex_);
+  // The first draw after a second: a quick answer shows no line at all.
+  for (auto next = start_ + std::chrono::seconds(1);; next += std::chrono::seconds(1)) {
+    if (wake_.wait_until(lock, next, [this] { return stopping_; })) return;
+    const auto seconds =
+        std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() - start_)
+            .count();
+    std::fprintf(stderr, "\r\033[K(%s %llds)", label_.c_str(), static_cast<long long>(seconds));
+    std::fflush(stderr);
+    drawn_ = true;
+  }
+}
+
 }  // namespace g2c

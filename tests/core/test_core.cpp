@@ -1,9 +1,17 @@
 // Framework tests of the pieces without LibTorch: errors, atomic files, durations, the heap.
+#include <poll.h>
+#include <pty.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <string>
+#include <thread>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -102,6 +110,74 @@ TEST_CASE("format_duration_picks_a_readable_unit", "[core]") {
   CHECK(g2c::format_duration(0.85) == "850ms");
   CHECK(g2c::format_duration(12.34) == "12.3s");
   CHECK(g2c::format_duration(65.0) == "1m05s");
+}
+
+namespace {
+
+/// stderr pointed at a fresh pseudo-terminal while alive: what a person at a terminal would see
+/// is read back from its other side.
+class StderrOnTerminal {
+ public:
+  StderrOnTerminal() {
+    REQUIRE(::openpty(&master_, &slave_, nullptr, nullptr, nullptr) == 0);
+    std::fflush(stderr);
+    saved_ = ::dup(STDERR_FILENO);
+    ::dup2(slave_, STDERR_FILENO);
+  }
+  ~StderrOnTerminal() {
+    std::fflush(stderr);
+    ::dup2(saved_, STDERR_FILENO);
+    ::close(saved_);
+    ::close(slave_);
+    ::close(master_);
+  }
+  /// Everything written so far (the terminal's output side, without waiting for more).
+  std::string read() {
+    std::fflush(stderr);
+    std::string text;
+    char buffer[4096];
+    pollfd ready{master_, POLLIN, 0};
+    while (::poll(&ready, 1, 100) > 0) {
+      const auto n = ::read(master_, buffer, sizeof buffer);
+      if (n <= 0) break;
+      text.append(buffer, static_cast<std::size_t>(n));
+    }
+    return text;
+  }
+
+ private:
+  int master_ = -1;
+  int slave_ = -1;
+  int saved_ = -1;
+};
+
+}  // namespace
+
+TEST_CASE("a_waiting_line_counts_seconds_on_a_terminal_and_erases_itself", "[core]") {
+  StderrOnTerminal terminal;
+  {
+    g2c::WaitingLine quick("thinking");
+    quick.stop();  // under a second: nothing drawn
+  }
+  CHECK(terminal.read().empty());
+
+  g2c::WaitingLine waiting("thinking");
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  waiting.stop();
+  waiting.stop();  // twice is harmless
+  const auto shown = terminal.read();
+  CHECK(shown.find("\r\033[K(thinking 1s)") != std::string::npos);
+  // The last thing written clears the line, so the owner writes on a clean one.
+  CHECK(shown.size() >= 4);
+  CHECK(shown.substr(shown.size() - 4) == "\r\033[K");
+}
+
+TEST_CASE("a_waiting_line_draws_nothing_off_a_terminal", "[core]") {
+  // ctest's stderr is a pipe or a file: a log gains no lines, and stop() returns at once.
+  const auto start = std::chrono::steady_clock::now();
+  g2c::WaitingLine waiting("thinking", /*enabled=*/false);
+  waiting.stop();
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::milliseconds(500));
 }
 
 #if defined(__GLIBC__)

@@ -39,6 +39,7 @@
 #include "g2c/core/atomic_file.h"
 #include "g2c/core/cli.h"
 #include "g2c/core/errors.h"
+#include "g2c/core/progress.h"
 #include "g2c/inference/artifact.h"
 #include "g2c/inference/ollama.h"
 #include "g2c/inference/pretrained_backend.h"
@@ -164,7 +165,10 @@ int main(int argc, char** argv) {
     Assistant assistant(*backend, g2c::tools::ToolRegistry(tools), assistant_options);
 
     if (options.once) {
+      // Nothing is printed until the answer is whole: on a terminal, show that the turn is alive.
+      g2c::WaitingLine waiting("thinking");
       const auto turn = assistant.chat(*options.once);
+      waiting.stop();
       if (!turn.final_answer) {
         fmt::print(stderr, "(no answer: {})\n",
                    turn.agent_run.metadata.value("error", turn.agent_run.stopped_reason));
