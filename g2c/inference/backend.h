@@ -118,6 +118,11 @@ struct GenerationExtras {
   /// Prompt and reply together may take this many tokens (Ollama's num_ctx); nullopt: the model's
   /// whole context.
   std::optional<std::int64_t> context;
+  /// A conversation longer than the context, as Ollama treats it: the oldest turns after the
+  /// system message are left out, one at a time, until the rest fits (the last turn always
+  /// stays; the result's metadata counts them as "dropped_messages"). false: a ValueError that
+  /// says how long the conversation is.
+  bool drop_oldest_to_fit = false;
   /// Asked as each token is drawn; false ends the generation there (a client that has gone).
   std::function<bool()> keep_going;
 

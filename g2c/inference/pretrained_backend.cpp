@@ -394,15 +394,24 @@ ChatResult PretrainedBackend::chat_with_tools(const nlohmann::json& messages,
                     options.max_new_tokens));
   }
   check_tool_names(tools);
-  const auto turns = chat_turns(messages, tools, options_.system);
+  auto turns = chat_turns(messages, tools, options_.system);
   auto& tokenizer = model_->tokenizer;
-  const auto ids = tokenizer.encode(tokenizer.format_chat(turns, true));
+  auto ids = tokenizer.encode(tokenizer.format_chat(turns, true));
   const auto context = context_of(*model_, options.extras);
+  std::int64_t dropped = 0;
+  const std::size_t first = turns.front().role == "system" ? 1 : 0;  // the system turn stays
+  while (options.extras.drop_oldest_to_fit && static_cast<std::int64_t>(ids.size()) >= context &&
+         turns.size() > first + 1) {
+    turns.erase(turns.begin() + static_cast<std::ptrdiff_t>(first));
+    ++dropped;
+    ids = tokenizer.encode(tokenizer.format_chat(turns, true));
+  }
   if (static_cast<std::int64_t>(ids.size()) >= context) {
     throw ValueError(fmt::format(
-        "PretrainedBackend::chat_with_tools: the conversation is {} tokens, {}'s context {}; "
-        "start a shorter one",
-        ids.size(), model_->name, context));
+        "PretrainedBackend::chat_with_tools: the conversation is {} tokens{}, {}'s context {}; "
+        "{}",
+        ids.size(), dropped > 0 ? " with only its system and last message left" : "", model_->name,
+        context, dropped > 0 ? "shorten the last message" : "start a shorter one"));
   }
   const auto max_new_tokens =
       std::min(options.max_new_tokens, context - static_cast<std::int64_t>(ids.size()));
@@ -475,7 +484,8 @@ ChatResult PretrainedBackend::chat_with_tools(const nlohmann::json& messages,
                     {{"sampling", sampling_json(options)},
                      {"constrained", constrained},
                      {"stopped", stopped},
-                     {"cancelled", cancelled}});
+                     {"cancelled", cancelled},
+                     {"dropped_messages", dropped}});
 }
 
 }  // namespace g2c::inference

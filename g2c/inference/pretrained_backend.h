@@ -88,9 +88,10 @@ class PretrainedBackend : public ChatBackend {
   /// the last message is the user's and tool_choice is Required, the reply is a call decoded
   /// under the JSON grammar (masks memoised across calls; not streamed: it is a call, not words);
   /// otherwise it is free text, streamed to options.on_text as it is generated. metadata
-  /// {"sampling", "constrained", "stopped"}. ValueError for messages that are not a non-empty
-  /// array of objects with string role and content, max_new_tokens <= 0, or a conversation
-  /// longer than the context leaves room for.
+  /// {"sampling", "constrained", "stopped", "cancelled", "dropped_messages"}. ValueError for
+  /// messages that are not a non-empty array of objects with string role and content,
+  /// max_new_tokens <= 0, or a conversation longer than the context leaves room for (with
+  /// options.extras.drop_oldest_to_fit, only once its system and last message alone are).
   ChatResult chat_with_tools(const nlohmann::json& messages, const nlohmann::json& tools,
                              const ChatOptions& options) override;
 

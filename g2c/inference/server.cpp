@@ -276,6 +276,11 @@ ServeResult Server::generate(ServeRequest request, const IncomingRequest& http,
     result.prompt_tokens = reply.prompt_tokens.value_or(0);
     result.completion_tokens = reply.completion_tokens.value_or(0);
     result.stopped = reply.metadata.value("stopped", true) || !reply.tool_calls.empty();
+    result.dropped_messages = reply.metadata.value("dropped_messages", std::int64_t{0});
+    if (result.dropped_messages > 0 && options_.log_requests) {
+      fmt::print(stderr, "g2c-serve: {} oldest message(s) left out to fit the context\n",
+                 result.dropped_messages);
+    }
   };
   if (request.tools.is_array() && !request.tools.empty()) {
     if (!model.tools) {

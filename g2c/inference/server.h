@@ -103,9 +103,10 @@ struct ServeResult {
   nlohmann::json tool_calls = nlohmann::json::array();  // [{"name", "arguments", "call_id"}]
   std::int64_t prompt_tokens = 0;
   std::int64_t completion_tokens = 0;
-  bool stopped = true;              // the end token or a stop string (else the length ran out)
-  std::int64_t prompt_eval_ns = 0;  // up to the first piece of text
-  std::int64_t eval_ns = 0;         // the rest
+  bool stopped = true;                // the end token or a stop string (else the length ran out)
+  std::int64_t prompt_eval_ns = 0;    // up to the first piece of text
+  std::int64_t eval_ns = 0;           // the rest
+  std::int64_t dropped_messages = 0;  // the oldest turns left out to fit the context (Ollama's)
 };
 
 /// The HTTP server, on the HTTP layer of http_server.h. listen() blocks until stop() (from any

@@ -45,6 +45,8 @@ std::vector<std::string> read_ollama_options(const json& body, ServeRequest& req
   options.top_k = 40;
   options.top_p = 0.9;
   options.extras = GenerationExtras::ollama_defaults();
+  // Ollama's way with a conversation longer than num_ctx: its oldest turns are left out.
+  options.extras.drop_oldest_to_fit = true;
   std::vector<std::string> ignored;
   if (body.contains("options") && !body["options"].is_null()) {
     const auto& given = body["options"];

@@ -259,6 +259,46 @@ TEST_CASE("ollama_options_the_course_does_not_use_are_named_not_refused", "[serv
   }
 }
 
+TEST_CASE("a_conversation_longer_than_num_ctx_loses_its_oldest_turns_as_in_ollama", "[serve]") {
+  if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
+  // A system message, ten exchanges of about sixty tokens each, and the question: far more than
+  // a context of 256 tokens.
+  json messages = json::array({{{"role", "system"}, {"content", "You answer in one word."}}});
+  for (int i = 0; i < 10; ++i) {
+    std::string filler;
+    for (int word = 0; word < 40; ++word) filler += " story" + std::to_string(i);
+    messages.push_back({{"role", "user"}, {"content", "Remember this:" + filler}});
+    messages.push_back({{"role", "assistant"}, {"content", "I will remember it."}});
+  }
+  messages.push_back({{"role", "user"}, {"content", "What is the capital of France?"}});
+
+  // In process the backend refuses it, unless asked to leave the oldest turns out.
+  auto local = g2c::inference::PretrainedBackend::load(kName);
+  auto options = g2c::inference::ChatOptions();
+  options.max_new_tokens = 3;
+  options.temperature = 0;
+  options.extras.context = 256;
+  CHECK_THROWS_MATCHES(local.chat_with_tools(messages, json::array(), options), g2c::ValueError,
+                       MessageContains("context 256"));
+  options.extras.drop_oldest_to_fit = true;
+  const auto fitted = local.chat_with_tools(messages, json::array(), options);
+  CHECK(fitted.metadata["dropped_messages"].get<std::int64_t>() > 0);
+  CHECK(fitted.prompt_tokens.value() < 256);
+
+  // Ollama's protocol does the same: answered, within num_ctx.
+  RunningServer running;
+  auto client = running.client();
+  const auto [status, body] =
+      post(client, "/api/chat",
+           json({{"model", kName},
+                 {"messages", messages},
+                 {"stream", false},
+                 {"options", {{"num_ctx", 256}, {"num_predict", 3}, {"temperature", 0}}}})
+               .dump());
+  REQUIRE(status == 200);
+  CHECK(body["prompt_eval_count"].get<std::int64_t>() == fitted.prompt_tokens.value());
+}
+
 TEST_CASE("ollama_backend_through_serve_answers_as_in_process", "[serve]") {
   if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
   RunningServer running;
