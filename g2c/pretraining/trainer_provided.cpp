@@ -1,11 +1,10 @@
-#include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
 
 #include "g2c/core/errors.h"
+#include "g2c/core/strip.h"
 #include "g2c/nn/device.h"
 #include "g2c/pretraining/data.h"
 #include "g2c/pretraining/loss.h"
@@ -39,12 +38,6 @@ void append_extras(std::map<std::string, std::vector<double>>& series, const Nam
   }
 }
 
-std::string lowercase(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
 }  // namespace
 
 nlohmann::json TrainingHistory::to_json() const {
@@ -63,7 +56,7 @@ nlohmann::json trainer_options_json(const TrainerOptions& o) {
   return {{"batch_size", o.batch_size()},
           {"context_length", o.context_length()},
           {"max_steps", o.max_steps()},
-          {"optimizer", lowercase(o.optimizer())},
+          {"optimizer", g2c::ascii_lowercase(o.optimizer())},
           {"fused_kernels", o.fused_kernels()},
           {"max_lr", o.max_lr()},
           {"min_lr", o.min_lr()},
@@ -100,7 +93,7 @@ Trainer::Trainer(std::shared_ptr<g2c::nn::Module> model_, TrainerOptions options
     : model(std::move(model_)),
       options(std::move(options_)),
       device(g2c::nn::resolve_device(options.device())),
-      optimizer_name(lowercase(options.optimizer())) {
+      optimizer_name(g2c::ascii_lowercase(options.optimizer())) {
   if (!model) throw ValueError("Trainer needs a model, got a null pointer");
   if (optimizer_name != "sgd" && optimizer_name != "adamw") {
     throw ValueError(
