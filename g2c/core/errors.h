@@ -1,4 +1,4 @@
-// Errors used across the course: the C++ counterparts of Python's ValueError and
+// Errors used across the course: the C++ counterparts of Python's ValueError, RuntimeError and
 // NotImplementedError.
 #pragma once
 
@@ -23,6 +23,14 @@ class ValueError : public std::invalid_argument {
 class FileNotFoundError : public ValueError {
  public:
   explicit FileNotFoundError(const std::string& message) : ValueError(message) {}
+};
+
+/// A call made at the wrong time, not with wrong values: an object asked for something it does not
+/// have yet (a mixture-of-experts layer's balancing loss before any forward). Python's
+/// RuntimeError; the message says what must happen first.
+class RuntimeError : public std::runtime_error {
+ public:
+  explicit RuntimeError(const std::string& message) : std::runtime_error(message) {}
 };
 
 /// Thrown by every scaffolded function until the student writes it. what() starts with

@@ -12,6 +12,7 @@
 #include <limits>
 #include <string>
 #include <thread>
+#include <type_traits>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -104,6 +105,32 @@ TEST_CASE("read_file_missing_path_is_a_value_error_naming_it", "[core]") {
   const fs::path path = fresh_temp_dir("missing") / "nope.txt";
   CHECK_THROWS_WITH(g2c::read_file(path), Catch::Contains("nope.txt"));
   CHECK_THROWS_AS(g2c::read_file(path), g2c::ValueError);
+}
+
+TEST_CASE("error_kinds_are_told_apart_as_pythons_are", "[core]") {
+  // A test that expects Python's RuntimeError must not pass on a ValueError, nor the reverse;
+  // a TODO is neither.
+  const auto kind = [](const auto& thrower) -> std::string {
+    try {
+      thrower();
+    } catch (const g2c::ValueError&) {
+      return "ValueError";
+    } catch (const g2c::RuntimeError&) {
+      return "RuntimeError";
+    } catch (const g2c::NotImplementedError&) {
+      return "NotImplementedError";
+    } catch (const std::exception&) {
+      return "other";
+    }
+    return "none";
+  };
+  CHECK(kind([] { throw g2c::RuntimeError("run forward() first"); }) == "RuntimeError");
+  CHECK(kind([] { throw g2c::ValueError("k must be > 0"); }) == "ValueError");
+  CHECK(kind([] { throw g2c::todo("f", "g2c/x.cpp", "01"); }) == "NotImplementedError");
+  CHECK(kind([] { throw g2c::TrainingDiverged("loss is nan"); }) == "other");
+  CHECK(std::string(g2c::RuntimeError("run forward() first").what()) == "run forward() first");
+  STATIC_REQUIRE(std::is_base_of_v<std::runtime_error, g2c::RuntimeError>);
+  STATIC_REQUIRE_FALSE(std::is_base_of_v<g2c::ValueError, g2c::RuntimeError>);
 }
 
 TEST_CASE("format_duration_picks_a_readable_unit", "[core]") {
