@@ -396,16 +396,13 @@ ChatResult PretrainedBackend::chat_with_tools(const nlohmann::json& messages,
   check_tool_names(tools);
   auto turns = chat_turns(messages, tools, options_.system);
   auto& tokenizer = model_->tokenizer;
-  auto ids = tokenizer.encode(tokenizer.format_chat(turns, true));
   const auto context = context_of(*model_, options.extras);
-  std::int64_t dropped = 0;
-  const std::size_t first = turns.front().role == "system" ? 1 : 0;  // the system turn stays
-  while (options.extras.drop_oldest_to_fit && static_cast<std::int64_t>(ids.size()) >= context &&
-         turns.size() > first + 1) {
-    turns.erase(turns.begin() + static_cast<std::ptrdiff_t>(first));
-    ++dropped;
-    ids = tokenizer.encode(tokenizer.format_chat(turns, true));
-  }
+  // Ollama leaves out one message at a time; without drop_oldest_to_fit nothing is left out.
+  auto fitted = g2c::pretrained::fit_chat(tokenizer, turns, 1, [&](std::int64_t length) {
+    return !options.extras.drop_oldest_to_fit || length < context;
+  });
+  const auto ids = std::move(fitted.ids);
+  const auto dropped = fitted.dropped_messages;
   if (static_cast<std::int64_t>(ids.size()) >= context) {
     throw ValueError(fmt::format(
         "PretrainedBackend::chat_with_tools: the conversation is {} tokens{}, {}'s context {}; "

@@ -139,6 +139,20 @@ PretrainedGeneration generate_pretrained_text(
   return generation;
 }
 
+FittedChat fit_chat(const PretrainedTokenizer& tokenizer, std::vector<ChatMessage>& turns,
+                    std::size_t step, const std::function<bool(std::int64_t)>& fits) {
+  FittedChat fitted{tokenizer.encode(tokenizer.format_chat(turns, true))};
+  const std::size_t first = !turns.empty() && turns.front().role == "system" ? 1 : 0;
+  while (!fits(static_cast<std::int64_t>(fitted.ids.size())) && turns.size() > first + 1) {
+    const auto drop = std::min(step, turns.size() - first - 1);
+    turns.erase(turns.begin() + static_cast<std::ptrdiff_t>(first),
+                turns.begin() + static_cast<std::ptrdiff_t>(first + drop));
+    fitted.dropped_messages += static_cast<std::int64_t>(drop);
+    fitted.ids = tokenizer.encode(tokenizer.format_chat(turns, true));
+  }
+  return fitted;
+}
+
 PretrainedChatReply chat_reply(PretrainedModel& pretrained,
                                const std::vector<ChatMessage>& messages,
                                std::int64_t max_new_tokens,
@@ -150,18 +164,11 @@ PretrainedChatReply chat_reply(PretrainedModel& pretrained,
   const auto context = pretrained.model->options.max_seq_len();
   auto kept = messages;
   PretrainedChatReply reply;
-  auto prompt = pretrained.tokenizer.encode(pretrained.tokenizer.format_chat(kept, true));
-  // Oldest turns go first, a user turn with its reply; a leading system message and the last
-  // user turn always stay.
-  const std::size_t first = kept.front().role == "system" ? 1 : 0;
-  while (static_cast<std::int64_t>(prompt.size()) + max_new_tokens > context &&
-         kept.size() > first + 1) {
-    const auto drop = std::min<std::size_t>(2, kept.size() - first - 1);
-    kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(first),
-               kept.begin() + static_cast<std::ptrdiff_t>(first + drop));
-    reply.dropped_messages += static_cast<std::int64_t>(drop);
-    prompt = pretrained.tokenizer.encode(pretrained.tokenizer.format_chat(kept, true));
-  }
+  // Oldest turns go first, a user turn with its reply.
+  auto fitted = fit_chat(pretrained.tokenizer, kept, 2,
+                         [&](std::int64_t length) { return length + max_new_tokens <= context; });
+  const auto prompt = std::move(fitted.ids);
+  reply.dropped_messages = fitted.dropped_messages;
   if (static_cast<std::int64_t>(prompt.size()) >= context) {
     throw ValueError(
         fmt::format("the last message alone is {} tokens, more than {}'s context of "

@@ -110,6 +110,17 @@ torch::Tensor mean_pooled_embeddings(PretrainedModel& pretrained,
                                      const std::vector<std::vector<std::int64_t>>& ids,
                                      std::int64_t batch = 1);
 
+/// The conversation's prompt ids (template with the generation prompt) once its oldest turns
+/// after a leading system turn are left out, `step` at a time, until fits(prompt length) holds
+/// or only the system turn and the last turn are left; `turns` keeps what stays. The caller
+/// decides what a prompt that still does not fit means.
+struct FittedChat {
+  std::vector<std::int64_t> ids;
+  std::int64_t dropped_messages = 0;
+};
+FittedChat fit_chat(const PretrainedTokenizer& tokenizer, std::vector<ChatMessage>& turns,
+                    std::size_t step, const std::function<bool(std::int64_t)>& fits);
+
 /// A reply to `messages` (ending with a user turn) in the model's chat template.
 struct PretrainedChatReply {
   std::string text;                   // the reply, without the end token
