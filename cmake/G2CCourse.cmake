@@ -11,6 +11,8 @@
 #   03-07                   a range of modules (parts included)
 #   attention               a topic (a folder under g2c/)
 #   attention/self_attention one file
+#   muon  moe  specdec ...  a Beyond module, by its slug (outside the numbered chain: a range such
+#                           as 03-20 never covers one, and a slug inside a range is an error)
 
 set(G2C_COURSE_FILES
   "01  autodiff   autodiff/value"
@@ -89,7 +91,12 @@ set(G2C_COURSE_FILES
   "19  agent      agent/agent"
   "20  assistant  assistant/conversation"
   "20  assistant  assistant/assistant"
+  # The Beyond modules: their slug is their module, outside the numbered chain.
+  "muon muon      muon/optimizer"
 )
+
+# The Beyond modules' slugs, as the table names them.
+set(G2C_BEYOND_MODULES muon)
 
 set(G2C_SOLUTIONS "" CACHE STRING
   "Reference solutions to compile instead of student files: none, all, a module (07), a range (03-07), a topic (attention), a file (attention/self_attention), or a list")
@@ -133,6 +140,9 @@ function(_g2c_selector_matches selector module topic file out)
   if(selector MATCHES "^(1|on|all|true|yes)$")
     set(${out} TRUE PARENT_SCOPE)
   elseif(selector MATCHES "^([0-9]+[a-z]?)-([0-9]+[a-z]?)$")
+    if(NOT module MATCHES "^[0-9]")
+      return()  # a Beyond module: no range covers it
+    endif()
     _g2c_module_number("${CMAKE_MATCH_1}" low)
     _g2c_module_number("${CMAKE_MATCH_2}" high)
     _g2c_module_number("${module}" number)
@@ -186,6 +196,19 @@ function(g2c_resolve_solutions)
         list(APPEND chosen "${file}")
       endif()
     endforeach()
+    if(NOT any_match AND lowered MATCHES "-")
+      string(REGEX MATCHALL "[a-z_]+" words "${lowered}")
+      foreach(word IN LISTS words)
+        if(word IN_LIST G2C_BEYOND_MODULES)
+          string(REPLACE ";" ", " beyond_text "${G2C_BEYOND_MODULES}")
+          message(FATAL_ERROR
+            "g2c: G2C_SOLUTIONS has the range '${selector}', but ${word} is a Beyond module, outside "
+            "the numbered chain: a range covers numbered modules only (00-20). Name a Beyond module "
+            "on its own beside the range, e.g. -DG2C_SOLUTIONS=01-10,${word}\n"
+            "  Beyond modules: ${beyond_text}")
+        endif()
+      endforeach()
+    endif()
     if(NOT any_match)
       string(REPLACE ";" ", " modules_text "${modules}")
       string(REPLACE ";" ", " topics_text "${topics}")

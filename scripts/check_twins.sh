@@ -4,7 +4,7 @@
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-mapfile -t listed < <(sed -n 's/^ *"\([0-9][0-9a-z]*\) \+\([a-z_]*\) \+\([a-z_/]*\)".*/\3/p' cmake/G2CCourse.cmake)
+mapfile -t listed < <(sed -n 's/^ *"\([0-9a-z][0-9a-z_]*\) \+\([a-z_]*\) \+\([a-z_/]*\)".*/\3/p' cmake/G2CCourse.cmake)
 problems=0
 # Membership by lookup, not `printf | grep -q`: under pipefail, grep -q quitting at its first
 # match can kill printf with SIGPIPE and turn a hit into a miss.

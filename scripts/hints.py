@@ -60,7 +60,8 @@ def course_files() -> list[StudentFile]:
     """The student files of cmake/G2CCourse.cmake, in course order."""
     files = []
     for line in COURSE.read_text().splitlines():
-        match = re.match(r'\s*"([0-9][0-9a-z]*)\s+[a-z_]+\s+([a-z_/]+)"', line)
+        # A numbered module ("09", "03b") or a Beyond one, by its slug ("muon").
+        match = re.match(r'\s*"([0-9][0-9a-z]*|[a-z][a-z_]*)\s+[a-z_]+\s+([a-z_/]+)"', line)
         if match:
             files.append(StudentFile(match.group(1), match.group(2)))
     return files

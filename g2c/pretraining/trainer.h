@@ -115,7 +115,10 @@ struct TrainerOptions {
   /// draws the same batches). Unset: LibTorch's global generator, not saved.
   TORCH_ARG(std::optional<at::Generator>, generator) = std::nullopt;
   TORCH_ARG(std::string, device) = "auto";    // "auto", "cpu", "cuda", "mps"
-  TORCH_ARG(std::string, optimizer) = "sgd";  // "sgd" or "adamw", any case
+  TORCH_ARG(std::string, optimizer) = "sgd";  // "sgd", "adamw" or "muon", any case
+  /// "muon" only: the peak learning rate of its AdamW side (embeddings, norms, biases), scheduled
+  /// like max_lr; max_lr is the Muon side's (g2c/muon/partition.h).
+  TORCH_ARG(double, adamw_lr) = 3e-4;
   /// The fast path: AdamW through LibTorch's fused kernel (g2c::nn::FusedAdamW), the same update
   /// with the same state. Off: the course's AdamW, the one written in module 03b.
   TORCH_ARG(bool, fused_kernels) = false;
@@ -123,7 +126,8 @@ struct TrainerOptions {
 
 /// The recipe as result files, manifests and checkpoints record it (the one writer of it):
 /// {batch_size, context_length, max_steps, optimizer (lower case), fused_kernels, max_lr, min_lr,
-/// warmup_steps, weight_decay, grad_clip (null when unset), eval_every, eval_iters, log_every}.
+/// warmup_steps, weight_decay, grad_clip (null when unset), eval_every, eval_iters, log_every},
+/// and adamw_lr when the optimizer is "muon".
 nlohmann::json trainer_options_json(const TrainerOptions& options);
 
 /// The mean of `one_batch`'s loss and extras over `batches` calls, without autograd: what every
@@ -155,8 +159,9 @@ class Trainer {
   /// Resolves the device, moves the model there, then builds the optimizer on its parameters that
   /// require gradients — a frozen one gets no optimizer state — (g2c::nn::make_optimizer:
   /// SGD(max_lr, weight_decay) or AdamW(max_lr, default betas and eps, weight_decay), FusedAdamW
-  /// with fused_kernels); step = 0. ValueError for an unknown optimizer name, an unavailable
-  /// device, or a model with no parameter to train.
+  /// with fused_kernels; for "muon", g2c::muon::scheduled_muon: the Linear weights to Muon at
+  /// max_lr, the rest to AdamW at adamw_lr); step = 0. ValueError for an unknown optimizer name,
+  /// an unavailable device, or a model with no parameter to train.
   /// Example: Trainer trainer(model, TrainerOptions(/*batch_size=*/32, /*context_length=*/128,
   ///          /*max_steps=*/1000, /*max_lr=*/6e-4).optimizer("adamw").grad_clip(1.0));
   Trainer(std::shared_ptr<g2c::nn::Module> model, TrainerOptions options);
@@ -211,7 +216,7 @@ class Trainer {
   std::shared_ptr<g2c::nn::Module> model;
   TrainerOptions options;
   torch::Device device;
-  std::string optimizer_name;  // "sgd" or "adamw"
+  std::string optimizer_name;  // "sgd", "adamw" or "muon"
   std::unique_ptr<g2c::nn::Optimizer> optimizer;
   std::int64_t step = 0;  // steps completed; the next train_step runs step `step`
 };

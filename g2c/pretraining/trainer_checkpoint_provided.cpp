@@ -5,10 +5,12 @@
 // Layout (version 2):
 //   "format", "version"  "g2c-trainer-checkpoint", 2
 //   "meta"               JSON: {trainer: {step, trainer_options_json's keys},
-//                        optimizer: {name, lr, weight_decay[, beta1, beta2, eps, step_count]},
+//                        optimizer: {name, lr, weight_decay[, beta1, beta2, eps, step_count]
+//                        [, muon: {momentum, ns_steps, step_count, adamw_lr}]},
 //                        history_extras: {extra: [names], val_extra: [names]}, extra}
 //   "model_params"       the model's parameters, on the CPU, in parameters() order
-//   "adamw_m", "adamw_v" AdamW's moments, one per parameter (AdamW only)
+//   "adamw_m", "adamw_v" AdamW's moments, one per parameter (AdamW; for Muon, its AdamW side's)
+//   "muon_momentum"      Muon's momentum buffers, one per matrix (Muon only)
 //   "generator_state"    the batch generator's state (when the trainer has its own generator)
 //   "history"            {step, train_loss, lr, grad_norm, val_step, val_loss, extra/<name>,
 //                        val_extra/<name>}: int64 / float64 tensors (NaN survives)
@@ -21,6 +23,7 @@
 #include "g2c/core/archive.h"
 #include "g2c/core/errors.h"
 #include "g2c/core/shapes.h"
+#include "g2c/muon/optimizer.h"
 #include "g2c/pretraining/trainer.h"
 
 namespace g2c::pretraining {
@@ -133,9 +136,20 @@ void Trainer::save_checkpoint(const fs::path& path, const TrainingHistory& histo
 
   auto archive = archive_dict();
   archive.insert("model_params", archive_tensors(model->parameters()));
+  // Muon's AdamW side is saved as AdamW's state is, beside Muon's own.
+  const auto* muon = dynamic_cast<const g2c::muon::Muon*>(optimizer.get());
+  const auto* adamw = muon ? &muon->adamw : dynamic_cast<const g2c::nn::AdamW*>(optimizer.get());
+  if (muon) {
+    optimizer_json["muon"] = {{"momentum", muon->momentum},
+                              {"ns_steps", muon->ns_steps},
+                              {"step_count", muon->step_count},
+                              {"weight_decay", muon->weight_decay},
+                              {"adamw_lr", muon->adamw.lr}};
+    archive.insert("muon_momentum", archive_tensors(muon->momentum_buffers));
+  }
   if (const auto* sgd = dynamic_cast<const g2c::nn::SGD*>(optimizer.get())) {
     optimizer_json["weight_decay"] = sgd->weight_decay;
-  } else if (const auto* adamw = dynamic_cast<const g2c::nn::AdamW*>(optimizer.get())) {
+  } else if (adamw) {
     optimizer_json.update({{"weight_decay", adamw->weight_decay},
                            {"beta1", adamw->beta1},
                            {"beta2", adamw->beta2},
@@ -198,8 +212,19 @@ Checkpoint Trainer::load_checkpoint(const fs::path& path) {
   check_fit(saved_params, params, "model parameter", archive, kOtherModel);
   const auto lr = field<double>(meta, "/optimizer/lr", read);
   const auto weight_decay = field<double>(meta, "/optimizer/weight_decay", read);
-  auto* adamw = dynamic_cast<g2c::nn::AdamW*>(optimizer.get());
-  std::vector<torch::Tensor> saved_m, saved_v;
+  auto* muon = dynamic_cast<g2c::muon::Muon*>(optimizer.get());
+  auto* adamw = muon ? &muon->adamw : dynamic_cast<g2c::nn::AdamW*>(optimizer.get());
+  std::vector<torch::Tensor> saved_m, saved_v, saved_momentum;
+  nlohmann::json muon_state;
+  if (muon) {
+    saved_momentum = archive.tensors("muon_momentum");
+    check_fit(saved_momentum, muon->momentum_buffers, "Muon momentum", archive, kOtherModel);
+    muon_state = {{"momentum", field<double>(meta, "/optimizer/muon/momentum", read)},
+                  {"ns_steps", field<std::int64_t>(meta, "/optimizer/muon/ns_steps", read)},
+                  {"step_count", field<std::int64_t>(meta, "/optimizer/muon/step_count", read)},
+                  {"weight_decay", field<double>(meta, "/optimizer/muon/weight_decay", read)},
+                  {"adamw_lr", field<double>(meta, "/optimizer/muon/adamw_lr", read)}};
+  }
   double beta1 = 0.0, beta2 = 0.0, eps = 0.0;
   std::int64_t step_count = 0;
   if (adamw) {
@@ -238,6 +263,14 @@ Checkpoint Trainer::load_checkpoint(const fs::path& path) {
     adamw->beta2 = beta2;
     adamw->eps = eps;
     adamw->step_count = step_count;
+  }
+  if (muon) {
+    copy_into(saved_momentum, muon->momentum_buffers);
+    muon->momentum = muon_state["momentum"].get<double>();
+    muon->ns_steps = muon_state["ns_steps"].get<std::int64_t>();
+    muon->step_count = muon_state["step_count"].get<std::int64_t>();
+    muon->weight_decay = muon_state["weight_decay"].get<double>();
+    muon->adamw.lr = muon_state["adamw_lr"].get<double>();
   }
   if (generator_state) {
     auto generator = *options.generator();

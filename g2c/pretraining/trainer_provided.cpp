@@ -5,6 +5,7 @@
 
 #include "g2c/core/errors.h"
 #include "g2c/core/strip.h"
+#include "g2c/muon/partition.h"
 #include "g2c/nn/device.h"
 #include "g2c/pretraining/data.h"
 #include "g2c/pretraining/loss.h"
@@ -53,19 +54,22 @@ nlohmann::json TrainingHistory::to_json() const {
 }
 
 nlohmann::json trainer_options_json(const TrainerOptions& o) {
-  return {{"batch_size", o.batch_size()},
-          {"context_length", o.context_length()},
-          {"max_steps", o.max_steps()},
-          {"optimizer", g2c::ascii_lowercase(o.optimizer())},
-          {"fused_kernels", o.fused_kernels()},
-          {"max_lr", o.max_lr()},
-          {"min_lr", o.min_lr()},
-          {"warmup_steps", o.warmup_steps()},
-          {"weight_decay", o.weight_decay()},
-          {"grad_clip", o.grad_clip() ? nlohmann::json(*o.grad_clip()) : nlohmann::json(nullptr)},
-          {"eval_every", o.eval_every()},
-          {"eval_iters", o.eval_iters()},
-          {"log_every", o.log_every()}};
+  nlohmann::json json = {
+      {"batch_size", o.batch_size()},
+      {"context_length", o.context_length()},
+      {"max_steps", o.max_steps()},
+      {"optimizer", g2c::ascii_lowercase(o.optimizer())},
+      {"fused_kernels", o.fused_kernels()},
+      {"max_lr", o.max_lr()},
+      {"min_lr", o.min_lr()},
+      {"warmup_steps", o.warmup_steps()},
+      {"weight_decay", o.weight_decay()},
+      {"grad_clip", o.grad_clip() ? nlohmann::json(*o.grad_clip()) : nlohmann::json(nullptr)},
+      {"eval_every", o.eval_every()},
+      {"eval_iters", o.eval_iters()},
+      {"log_every", o.log_every()}};
+  if (json["optimizer"] == "muon") json["adamw_lr"] = o.adamw_lr();
+  return json;
 }
 
 EvalMetrics mean_over_batches(std::int64_t batches, const std::function<EvalMetrics()>& one_batch) {
@@ -95,9 +99,9 @@ Trainer::Trainer(std::shared_ptr<g2c::nn::Module> model_, TrainerOptions options
       device(g2c::nn::resolve_device(options.device())),
       optimizer_name(g2c::ascii_lowercase(options.optimizer())) {
   if (!model) throw ValueError("Trainer needs a model, got a null pointer");
-  if (optimizer_name != "sgd" && optimizer_name != "adamw") {
+  if (optimizer_name != "sgd" && optimizer_name != "adamw" && optimizer_name != "muon") {
     throw ValueError(
-        fmt::format("optimizer must be 'sgd' or 'adamw', got '{}'", options.optimizer()));
+        fmt::format("optimizer must be 'sgd', 'adamw' or 'muon', got '{}'", options.optimizer()));
   }
   // Move first: the optimizer holds the parameter tensors themselves (and AdamW creates m and v
   // beside them), so it must see them where they will live. It gets only the parameters that
@@ -112,6 +116,14 @@ Trainer::Trainer(std::shared_ptr<g2c::nn::Module> model_, TrainerOptions options
     throw ValueError(
         "Trainer has nothing to train: every parameter of the model has requires_grad false "
         "(freeze only part of it, e.g. with mark_only_lora_trainable after inject_lora)");
+  }
+  if (optimizer_name == "muon") {  // the partition needs the model's layers, not just tensors
+    if (!(options.adamw_lr() >= 0)) {
+      throw ValueError(fmt::format("adamw_lr must be >= 0, got {}", options.adamw_lr()));
+    }
+    optimizer = g2c::muon::scheduled_muon(*model, options.max_lr(), options.adamw_lr(),
+                                          options.weight_decay());
+    return;
   }
   optimizer = g2c::nn::make_optimizer(optimizer_name, std::move(trainable), options.max_lr(),
                                       options.weight_decay(), options.fused_kernels());
