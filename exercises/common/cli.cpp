@@ -81,6 +81,9 @@ std::filesystem::path save_result(const CommonOptions& options, const std::strin
 
 void plot_result(const CommonOptions& options, const std::filesystem::path& json_path) {
   if (!options.plot) return;
+  // What the program printed comes before what the plotting process prints, in a pipe too.
+  std::cout.flush();
+  std::fflush(stdout);
   const std::filesystem::path python = project_python();
   const std::filesystem::path script = project_dir() / "scripts" / "plot.py";
   if (!std::filesystem::exists(python) || !std::filesystem::exists(script)) {
