@@ -93,10 +93,12 @@ set(G2C_COURSE_FILES
   "20  assistant  assistant/assistant"
   # The Beyond modules: their slug is their module, outside the numbered chain.
   "muon muon      muon/optimizer"
+  "moe  moe       moe/router"
+  "moe  moe       moe/layer"
 )
 
 # The Beyond modules' slugs, as the table names them.
-set(G2C_BEYOND_MODULES muon)
+set(G2C_BEYOND_MODULES muon moe)
 
 set(G2C_SOLUTIONS "" CACHE STRING
   "Reference solutions to compile instead of student files: none, all, a module (07), a range (03-07), a topic (attention), a file (attention/self_attention), or a list")
