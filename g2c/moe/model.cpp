@@ -4,19 +4,22 @@
 
 #include "g2c/core/errors.h"
 #include "g2c/core/shapes.h"
+#include "g2c/moe/sorted_dispatch.h"
 
 namespace g2c::moe {
 
 MoEBlockImpl::MoEBlockImpl(std::int64_t embedding_dim_, std::int64_t num_heads,
                            std::int64_t num_experts, std::int64_t top_k, std::int64_t hidden_dim,
-                           bool causal)
+                           bool causal, bool sorted_dispatch)
     : embedding_dim(embedding_dim_) {
   ln1 = register_module("ln1", g2c::transformer::LayerNorm(embedding_dim));
   attn =
       register_module("attn", g2c::attention::MultiHeadAttention(embedding_dim, num_heads, causal));
   ln2 = register_module("ln2", g2c::transformer::LayerNorm(embedding_dim));
-  moe_ffn =
-      register_module("moe_ffn", MoEFeedForward(embedding_dim, num_experts, top_k, hidden_dim));
+  moe_ffn = register_module(
+      "moe_ffn", sorted_dispatch
+                     ? sorted_moe_feed_forward(embedding_dim, num_experts, top_k, hidden_dim)
+                     : MoEFeedForward(embedding_dim, num_experts, top_k, hidden_dim));
 }
 
 torch::Tensor MoEBlockImpl::forward(const torch::Tensor& x) {
@@ -32,7 +35,8 @@ torch::Tensor MoEBlockImpl::forward(const torch::Tensor& x) {
 MoETransformerLMImpl::MoETransformerLMImpl(std::int64_t vocab_size_, std::int64_t embedding_dim_,
                                            std::int64_t num_layers_, std::int64_t num_heads_,
                                            std::int64_t max_seq_len_, std::int64_t num_experts_,
-                                           std::int64_t top_k_, std::int64_t hidden_dim_)
+                                           std::int64_t top_k_, std::int64_t hidden_dim_,
+                                           bool sorted_dispatch)
     : vocab_size(vocab_size_),
       embedding_dim(embedding_dim_),
       num_layers(num_layers_),
@@ -53,7 +57,8 @@ MoETransformerLMImpl::MoETransformerLMImpl(std::int64_t vocab_size_, std::int64_
       "pos_embed", g2c::embeddings::LearnedPositionalEmbedding(max_seq_len, embedding_dim));
   auto list = register_module("blocks", torch::nn::ModuleList());
   for (std::int64_t l = 0; l < num_layers; ++l) {
-    MoEBlock block(embedding_dim, num_heads, num_experts, top_k, hidden_dim, /*causal=*/true);
+    MoEBlock block(embedding_dim, num_heads, num_experts, top_k, hidden_dim, /*causal=*/true,
+                   sorted_dispatch);
     list->push_back(block);
     blocks.push_back(block);
   }

@@ -27,9 +27,11 @@ namespace g2c::moe {
 class MoEBlockImpl : public g2c::nn::Module {
  public:
   /// Registers ln1, attn (module 08's MultiHeadAttention(D, num_heads, causal)), ln2 and moe_ffn
-  /// (MoEFeedForward(D, E, k, hidden_dim)). ValueError for the sizes those refuse.
+  /// (MoEFeedForward(D, E, k, hidden_dim); with sorted_dispatch, the same layer on the fast path of
+  /// g2c/moe/sorted_dispatch.h). ValueError for the sizes those refuse.
   MoEBlockImpl(std::int64_t embedding_dim, std::int64_t num_heads, std::int64_t num_experts,
-               std::int64_t top_k, std::int64_t hidden_dim = 0, bool causal = true);
+               std::int64_t top_k, std::int64_t hidden_dim = 0, bool causal = true,
+               bool sorted_dispatch = false);
 
   /// x (B, T, D) -> (B, T, D). ValueError unless x is (B, T, D) with this block's D.
   torch::Tensor forward(const torch::Tensor& x) override;
@@ -45,10 +47,12 @@ TORCH_MODULE(MoEBlock);
 class MoETransformerLMImpl : public g2c::nn::Module {
  public:
   /// ValueError for non-positive sizes, a num_heads that does not divide embedding_dim, or a
-  /// top_k outside [1, num_experts].
+  /// top_k outside [1, num_experts]. sorted_dispatch: every block's mixture on the fast path
+  /// (g2c/moe/sorted_dispatch.h), the same model computed faster.
   MoETransformerLMImpl(std::int64_t vocab_size, std::int64_t embedding_dim, std::int64_t num_layers,
                        std::int64_t num_heads, std::int64_t max_seq_len, std::int64_t num_experts,
-                       std::int64_t top_k, std::int64_t hidden_dim = 0);
+                       std::int64_t top_k, std::int64_t hidden_dim = 0,
+                       bool sorted_dispatch = false);
 
   /// ids (B, T) int64 -> logits (B, T, V). ValueError for T > max_seq_len, ids that are not 2-D or
   /// outside [0, V).

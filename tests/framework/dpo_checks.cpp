@@ -393,7 +393,7 @@ TEST_CASE("dpo_bad_input_messages", "[dpo]") {
   CHECK_THROWS_WITH(
       DPOTrainer(model, tiny_model(0), examples,
                  with_recipe(options, [&](auto& recipe) { recipe.optimizer("adam"); })),
-      Contains("'sgd' or 'adamw'"));
+      Contains("'sgd', 'adamw' or 'muon'"));
   // A refused construction leaves the policy trainable: the checks run before anything is frozen.
   for (const auto& p : model->parameters()) CHECK(p.requires_grad());
   DPOTrainer trainer(model, tiny_model(0), examples, options);

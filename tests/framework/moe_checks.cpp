@@ -2,7 +2,8 @@
 // row in float64; the mixture against running every expert on every token and keeping the chosen
 // ones (an oracle with no dispatch at all); the balance loss against the Switch formula counted in
 // a loop; float64 gradient checks of the mixture (input, gate, experts) at k 2; the parameter
-// names and counts of MoETransformerLM, and Muon's partition of it.
+// names and counts of MoETransformerLM, and Muon's partition of it; the sorted dispatch (the fast
+// path) against the lesson's loop, outputs and gradients.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -16,6 +17,7 @@
 #include "g2c/moe/layer.h"
 #include "g2c/moe/model.h"
 #include "g2c/moe/router.h"
+#include "g2c/moe/sorted_dispatch.h"
 #include "g2c/muon/partition.h"
 #include "torch_test.h"
 
@@ -143,4 +145,53 @@ TEST_CASE("moe_model_names_counts_and_muon_partition", "[moe]") {
   CHECK_THROWS_AS(model(torch::full({1, 3}, 20, torch::kLong)), g2c::ValueError);
   CHECK_THROWS_AS(MoETransformerLM(20, 8, 2, 3, 12, 3, 1), g2c::ValueError);  // 3 ∤ 8
   CHECK_THROWS_AS(MoETransformerLM(20, 8, 2, 2, 12, 3, 4), g2c::ValueError);  // k > E
+}
+
+TEST_CASE("sorted_dispatch_equals_the_lessons_loop", "[moe]") {
+  // The fast path against the reference loop on the same weights, float64: outputs, indices and
+  // every parameter's and the input's gradient, at k 1, 2 and E (every expert), with an expert
+  // that no token chooses (its gate bias far below the others).
+  torch::manual_seed(5);
+  for (const std::int64_t k : {1, 2, 4}) {
+    MoEFeedForward loop(6, /*num_experts=*/4, k, /*hidden_dim=*/10);
+    auto sorted = g2c::moe::sorted_moe_feed_forward(6, 4, k, 10);
+    loop->to(torch::kDouble);
+    sorted->to(torch::kDouble);
+    {
+      torch::NoGradGuard no_grad;
+      if (k < 4) loop->router->gate->b[3].fill_(-50.0);  // expert 3: chosen by nobody
+      const auto from = loop->parameters();
+      const auto to = sorted->parameters();
+      REQUIRE(from.size() == to.size());
+      for (std::size_t i = 0; i < from.size(); ++i) to[i].copy_(from[i]);
+    }
+    const auto x = torch::randn({2, 9, 6}, torch::kDouble);
+    const auto x_loop = x.clone().requires_grad_(true);
+    const auto x_sorted = x.clone().requires_grad_(true);
+    const auto out_loop = loop(x_loop);
+    const auto out_sorted = sorted(x_sorted);
+    INFO("k " << k);
+    CHECK(max_abs_diff(out_loop, out_sorted) < 1e-12);
+    CHECK(torch::equal(loop->last_indices, sorted->last_indices));
+    const auto target = torch::randn_like(x);
+    ((out_loop - target).pow(2).sum() + loop->load_balancing_loss()).backward();
+    ((out_sorted - target).pow(2).sum() + sorted->load_balancing_loss()).backward();
+    CHECK(max_abs_diff(x_loop.grad(), x_sorted.grad()) < 1e-12);
+    const auto a = loop->parameters();
+    const auto b = sorted->parameters();
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      INFO("parameter " << i);
+      CHECK(a[i].grad().defined() == b[i].grad().defined());
+      if (a[i].grad().defined() && b[i].grad().defined()) {
+        CHECK(max_abs_diff(a[i].grad(), b[i].grad()) < 1e-12);
+      }
+    }
+  }
+  // The model-level switch builds the same parameters, in the same order and names.
+  MoETransformerLM plain(20, 8, 2, 2, 12, 3, 1);
+  MoETransformerLM fast(20, 8, 2, 2, 12, 3, 1, /*hidden_dim=*/0, /*sorted_dispatch=*/true);
+  const auto plain_names = plain->named_parameters().keys();
+  CHECK(plain_names == fast->named_parameters().keys());
+  CHECK(dynamic_cast<g2c::moe::SortedMoEFeedForwardImpl*>(fast->blocks[0]->moe_ffn.get()) !=
+        nullptr);
 }

@@ -317,7 +317,7 @@ TEST_CASE("sft_bad_input_messages", "[sft]") {
   CHECK_THROWS_WITH(SFTTrainer(model, random_examples(2, 6, 40, 0),
                                with_recipe(SFTTrainerOptions(8, 0, 2, 10, 1e-3),
                                            [&](auto& recipe) { recipe.optimizer("adam"); })),
-                    Contains("'sgd' or 'adamw'"));
+                    Contains("'sgd', 'adamw' or 'muon'"));
 }
 
 // chat_replies is chat_reply for many conversations at once: in float64 (no near-ties), every

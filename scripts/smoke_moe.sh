@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Runs the Beyond moe exercise program at a tiny size and checks the JSON it writes: the dense
+# model, the lesson's dispatch loop and the sorted dispatch, each with its parameter counts and a
+# positive speed; the MoE models' active count is the dense model's plus the routers'.
+#   scripts/smoke_moe.sh [build dir]      (default build/reference)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
+
+"$bin/beyond_moe_speed" "${common[@]}" --embedding-dim 16 --layers 2 --heads 2 --context 16 \
+  --batch 2 --repeats 2 >/dev/null
+
+"$python" - "$out" <<'PY'
+import json, math, pathlib, sys
+out = pathlib.Path(sys.argv[1])
+doc = json.loads((out / "speed.json").read_text())
+problems = [f"speed.json: no {key!r}" for key in
+            ["program", "config", "device", "seed", "torch_version", "created", "figures", "models"]
+            if key not in doc]
+if not problems:
+    models = {m["model"]: m for m in doc["models"]}
+    dense, loop, fast = models.get("dense"), models.get("MoE, the lesson's loop"), models.get("MoE, sorted dispatch")
+    if None in (dense, loop, fast):
+        problems.append(f"speed.json: models {list(models)}")
+    else:
+        routers = 2 * (16 * 8 + 8)
+        if loop["active_parameters"] != dense["total_parameters"] + routers:
+            problems.append(f"active {loop['active_parameters']} != dense {dense['total_parameters']} + routers {routers}")
+        if loop["total_parameters"] != fast["total_parameters"]:
+            problems.append("the two MoE models differ in size")
+        for m in doc["models"]:
+            if not (m["tokens_per_s"] > 0 and math.isfinite(m["ms_per_step"])):
+                problems.append(f"{m['model']}: speed {m['tokens_per_s']}")
+if problems:
+    print("\n".join(problems))
+    sys.exit(1)
+print("ok 1 result file")
+PY
+if [[ -x "$ROOT/.venv/bin/python" ]]; then
+  "$ROOT/.venv/bin/python" "$ROOT/scripts/plot.py" "$out"/*.json >/dev/null
+  echo "ok plots"
+fi
