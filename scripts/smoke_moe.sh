@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# Runs the Beyond moe exercise program at a tiny size and checks the JSON it writes: the dense
+# Runs the Beyond moe exercise programs at a tiny size and checks the JSON they write: the dense
 # model, the lesson's dispatch loop and the sorted dispatch, each with its parameter counts and a
-# positive speed; the MoE models' active count is the dense model's plus the routers'.
+# positive speed (the MoE models' active count is the dense model's plus the routers'); the matched
+# race's two runs with their histories and the MoE run's expert shares (each snapshot summing to 1).
 #   scripts/smoke_moe.sh [build dir]      (default build/reference)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
 
 "$bin/beyond_moe_speed" "${common[@]}" --embedding-dim 16 --layers 2 --heads 2 --context 16 \
   --batch 2 --repeats 2 >/dev/null
+"$bin/beyond_moe_matched_active" "${common[@]}" --steps 6 --embedding-dim 16 --layers 2 --heads 2 \
+  --context 16 --batch 2 --eval-every 2 >/dev/null
 
 "$python" - "$out" <<'PY'
 import json, math, pathlib, sys
@@ -30,10 +33,27 @@ if not problems:
         for m in doc["models"]:
             if not (m["tokens_per_s"] > 0 and math.isfinite(m["ms_per_step"])):
                 problems.append(f"{m['model']}: speed {m['tokens_per_s']}")
+race = json.loads((out / "matched_active.json").read_text())
+runs = race.get("runs", [])
+if len(runs) != 2:
+    problems.append(f"matched_active.json: {len(runs)} runs")
+else:
+    dense, moe = runs
+    if moe["active_parameters"] != dense["total_parameters"] + 2 * (16 * 8 + 8):
+        problems.append("matched_active: MoE active != dense + routers")
+    if dense["history"]["val_step"] != [0, 2, 4, 5] or moe["history"]["val_step"] != [0, 2, 4, 5]:
+        problems.append("matched_active: evaluations at steps 0, 2, 4 and 5 (the last)")
+    shares = moe["shares"]
+    if len(shares) != 2 or any(abs(sum(snapshot) - 1) > 1e-9 for layer in shares for snapshot in layer):
+        problems.append("matched_active: expert shares per layer should each sum to 1")
+    if len(moe["share_steps"]) != len(shares[0]):
+        problems.append("matched_active: one share snapshot per share step")
+    if "balance_loss" not in moe["history"]:
+        problems.append("matched_active: the balance loss's series")
 if problems:
     print("\n".join(problems))
     sys.exit(1)
-print("ok 1 result file")
+print("ok 2 result files")
 PY
 if [[ -x "$ROOT/.venv/bin/python" ]]; then
   "$ROOT/.venv/bin/python" "$ROOT/scripts/plot.py" "$out"/*.json >/dev/null
