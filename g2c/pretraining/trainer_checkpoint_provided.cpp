@@ -6,7 +6,7 @@
 //   "format", "version"  "g2c-trainer-checkpoint", 2
 //   "meta"               JSON: {trainer: {step, trainer_options_json's keys},
 //                        optimizer: {name, lr, weight_decay[, beta1, beta2, eps, step_count]
-//                        [, muon: {momentum, ns_steps, step_count, adamw_lr}]},
+//                        [, muon: {momentum, ns_steps, step_count, weight_decay, adamw_lr}]},
 //                        history_extras: {extra: [names], val_extra: [names]}, extra}
 //   "model_params"       the model's parameters, on the CPU, in parameters() order
 //   "adamw_m", "adamw_v" AdamW's moments, one per parameter (AdamW; for Muon, its AdamW side's)
