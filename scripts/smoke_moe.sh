@@ -2,15 +2,19 @@
 # Runs the Beyond moe exercise programs at a tiny size and checks the JSON they write: the dense
 # model, the lesson's dispatch loop and the sorted dispatch, each with its parameter counts and a
 # positive speed (the MoE models' active count is the dense model's plus the routers'); the matched
-# race's two runs with their histories and the MoE run's expert shares (each snapshot summing to 1).
+# race's two runs with their histories and the MoE run's expert shares (each snapshot summing to 1);
+# the balance sweep's three coefficients and the k sweep's dense point and three k, whose active
+# counts grow by one expert per block with each k.
 #   scripts/smoke_moe.sh [build dir]      (default build/reference)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
 
 "$bin/beyond_moe_speed" "${common[@]}" --embedding-dim 16 --layers 2 --heads 2 --context 16 \
   --batch 2 --repeats 2 >/dev/null
-"$bin/beyond_moe_matched_active" "${common[@]}" --steps 6 --embedding-dim 16 --layers 2 --heads 2 \
-  --context 16 --batch 2 --eval-every 2 >/dev/null
+tiny=(--steps 6 --embedding-dim 16 --layers 2 --heads 2 --context 16 --batch 2 --eval-every 2)
+"$bin/beyond_moe_matched_active" "${common[@]}" "${tiny[@]}" >/dev/null
+"$bin/beyond_moe_balance" "${common[@]}" "${tiny[@]}" >/dev/null
+"$bin/beyond_moe_k_sweep" "${common[@]}" "${tiny[@]}" >/dev/null
 
 "$python" - "$out" <<'PY'
 import json, math, pathlib, sys
@@ -50,10 +54,24 @@ else:
         problems.append("matched_active: one share snapshot per share step")
     if "balance_loss" not in moe["history"]:
         problems.append("matched_active: the balance loss's series")
+balance = json.loads((out / "balance.json").read_text())
+if [r["alpha"] for r in balance.get("runs", [])] != [0.0, 0.01, 1.0]:
+    problems.append("balance.json: runs at alpha 0, 0.01 and 1")
+elif any(not 1 / 8 <= r["busiest_share"][-1] <= 1 for r in balance["runs"]):
+    problems.append("balance.json: the busiest share lies in [1/E, 1]")
+sweep = json.loads((out / "k_sweep.json").read_text())
+names = [r["name"] for r in sweep.get("runs", [])]
+if names != ["dense", "E 8 k 1", "E 8 k 2", "E 8 k 4"]:
+    problems.append(f"k_sweep.json: runs {names}")
+else:
+    active = sweep["points"]["active_parameters"]
+    expert = 2 * 16 * 64 + 64 + 16  # one expert of D 16: 8·D² + 5·D
+    if [b - a for a, b in zip(active[1:], active[2:])] != [2 * expert, 2 * 2 * expert]:
+        problems.append(f"k_sweep.json: active counts {active}")
 if problems:
     print("\n".join(problems))
     sys.exit(1)
-print("ok 2 result files")
+print("ok 4 result files")
 PY
 if [[ -x "$ROOT/.venv/bin/python" ]]; then
   "$ROOT/.venv/bin/python" "$ROOT/scripts/plot.py" "$out"/*.json >/dev/null
