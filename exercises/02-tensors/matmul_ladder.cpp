@@ -23,6 +23,8 @@ namespace exercise_02_matmul_ladder {
 
 namespace {
 
+using g2c::exercises::synchronize;
+
 using g2c::tensors::Matrix;
 using g2c::tensors::Nested;
 
@@ -55,11 +57,6 @@ Rung make_rung(std::string key, std::string label, std::string dtype, int thread
   rung.threads = threads;
   rung.peak_gflops = peak;
   return rung;
-}
-
-void synchronize(const torch::Device& device) {
-  if (device.is_cuda()) torch::cuda::synchronize();
-  if (device.is_mps()) torch::mps::synchronize();
 }
 
 /// Median seconds of one call of `run`, repeated until `min_seconds` have been measured (at least

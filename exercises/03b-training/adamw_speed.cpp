@@ -19,6 +19,8 @@ namespace exercise_03b_adamw_speed {
 
 namespace {
 
+using g2c::exercises::synchronize;
+
 struct Config {
   std::int64_t dim = 128;      // D
   std::int64_t layers = 4;     // transformer blocks
@@ -55,10 +57,6 @@ std::vector<std::vector<std::int64_t>> gpt_shapes(const Config& c) {
   shapes.push_back({d});        // final layer norm
   shapes.push_back({c.vocab});  // output bias (the weight is tied to the token embedding)
   return shapes;
-}
-
-void synchronize(const torch::Device& device) {
-  if (device.is_cuda()) torch::cuda::synchronize();
 }
 
 /// Milliseconds per step over `repeats` steps of `optimizer`.

@@ -15,6 +15,7 @@
 #include "exercises/common/cli.h"
 #include "exercises/common/figures.h"
 #include "g2c/core/errors.h"
+#include "g2c/lora/inject.h"
 
 namespace exercise_beyond_moe_matched_active {
 
@@ -42,8 +43,7 @@ int main(int argc, char** argv) {
     const auto data = g2c::exercises::moe::load_data(config, options.seed);
     const auto dense = g2c::exercises::moe::dense_model(config, data, options.seed);
     auto moe = g2c::exercises::moe::moe_model(config, data, config.top_k, options.seed);
-    std::int64_t dense_parameters = 0;
-    for (const auto& p : dense->parameters()) dense_parameters += p.numel();
+    const std::int64_t dense_parameters = g2c::lora::count_parameters(*dense).total;
     fmt::print("dense: {} parameters; MoE E {}, k {}: {} parameters, {} active per token\n",
                dense_parameters, config.experts, config.top_k, moe->total_parameter_count(),
                moe->active_parameter_count());

@@ -10,6 +10,7 @@
 #include "exercises/common/timing.h"
 #include "exercises/common/training.h"
 #include "g2c/core/progress.h"
+#include "g2c/lora/inject.h"
 #include "g2c/pretraining/loss.h"
 #include "g2c/pretraining/trainer.h"
 #include "g2c/training/clip.h"
@@ -145,8 +146,7 @@ nlohmann::json train_run(const std::string& name, const std::shared_ptr<g2c::nn:
   const double final_val = g2c::exercises::mean_loss(model, final_batches);
   progress.finish(fmt::format("final validation loss {:.4f}", final_val));
 
-  std::int64_t total = 0;
-  for (const auto& p : model.parameters()) total += p.numel();
+  const std::int64_t total = g2c::lora::count_parameters(model).total;
   nlohmann::json entry = {{"name", name},
                           {"total_parameters", total},
                           {"active_parameters", moe ? moe->active_parameter_count() : total},

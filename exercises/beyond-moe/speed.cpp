@@ -15,6 +15,7 @@
 #include "exercises/common/figures.h"
 #include "exercises/common/timing.h"
 #include "g2c/core/errors.h"
+#include "g2c/lora/inject.h"
 #include "g2c/moe/model.h"
 #include "g2c/nn/optim.h"
 #include "g2c/pretraining/loss.h"
@@ -24,19 +25,11 @@ namespace exercise_beyond_moe_speed {
 
 namespace {
 
+using g2c::exercises::synchronize;
+
 using Clock = std::chrono::steady_clock;
 using g2c::exercises::Figure;
 using g2c::exercises::Series;
-
-std::int64_t parameter_total(const torch::nn::Module& model) {
-  std::int64_t total = 0;
-  for (const auto& p : model.parameters()) total += p.numel();
-  return total;
-}
-
-void synchronize(const torch::Device& device) {
-  if (device.is_cuda()) torch::cuda::synchronize();
-}
 
 /// Median milliseconds of one training step of `model` on (inputs, targets), and of its parts:
 /// zero_grad, forward, next-token loss (plus `balance` times the model's balance loss when it has
@@ -116,7 +109,8 @@ int main(int argc, char** argv) {
       StepTime time;
     };
     std::vector<Row> rows;
-    rows.push_back({"dense", parameter_total(*dense), parameter_total(*dense),
+    const std::int64_t dense_total = g2c::lora::count_parameters(*dense).total;
+    rows.push_back({"dense", dense_total, dense_total,
                     step_ms(*dense, nullptr, 0.0, inputs, targets, repeats, 2, device)});
     for (auto* model : {&loop, &sorted}) {
       const bool is_sorted = model == &sorted;

@@ -40,6 +40,8 @@ namespace exercise_beyond_muon_race {
 
 namespace {
 
+using g2c::exercises::synchronize;
+
 using Clock = std::chrono::steady_clock;
 using g2c::exercises::Figure;
 using g2c::exercises::Series;
@@ -82,21 +84,11 @@ struct Setup {
   std::vector<g2c::exercises::TokenBatch> final_batches;
 };
 
-std::int64_t parameter_total(const g2c::nn::Module& model) {
-  std::int64_t total = 0;
-  for (const auto& p : model.parameters()) total += p.numel();
-  return total;
-}
-
 std::int64_t optimizer_state_bytes(const g2c::nn::Optimizer& optimizer) {
   if (const auto* muon = dynamic_cast<const g2c::muon::Muon*>(&optimizer)) {
     return g2c::muon::state_bytes(*muon);
   }
   return g2c::muon::state_bytes(dynamic_cast<const g2c::nn::AdamW&>(optimizer));
-}
-
-void synchronize(const torch::Device& device) {
-  if (device.is_cuda()) torch::cuda::synchronize();
 }
 
 /// null for a number that is not finite (JSON has no NaN).
@@ -324,19 +316,22 @@ int main(int argc, char** argv) {
                 device,
                 split,
                 val_windows.fixed(preset.final_eval_batches, options.seed)};
+    // The model's split between the two optimizers: for the header line and the state bill.
+    std::int64_t matrix_elements = 0, other_elements = 0, matrices = 0;
     {
       auto probe = g2c::transformer::TransformerLM(setup.model);
       const auto groups = g2c::muon::muon_partition(*probe);
-      std::int64_t matrices = 0;
-      for (const auto& p : groups.muon) matrices += p.numel();
-      fmt::print(
-          "ShakespeareLM-{} (D {}, L {}, H {}): {} parameters, {} of them in {} matrices "
-          "for Muon; {} steps of {} x {} tokens per run\n",
-          shape.label, shape.embedding_dim, shape.num_layers, shape.num_heads,
-          parameter_total(*probe), matrices, groups.muon.size(), preset.steps, preset.batch_size,
-          preset.context_length);
-      std::fflush(stdout);  // before the runs' progress lines on stderr
+      matrices = static_cast<std::int64_t>(groups.muon.size());
+      for (const auto& p : groups.muon) matrix_elements += p.numel();
+      for (const auto& p : groups.adamw) other_elements += p.numel();
     }
+    fmt::print(
+        "ShakespeareLM-{} (D {}, L {}, H {}): {} parameters, {} of them in {} matrices for Muon; "
+        "{} steps of {} x {} tokens per run\n",
+        shape.label, shape.embedding_dim, shape.num_layers, shape.num_heads,
+        matrix_elements + other_elements, matrix_elements, matrices, preset.steps,
+        preset.batch_size, preset.context_length);
+    std::fflush(stdout);  // before the runs' progress lines on stderr
 
     // 1. The sweeps on the first seed: AdamW's, then Muon's with its AdamW side at AdamW's best.
     auto runs = nlohmann::json::array();
@@ -438,11 +433,6 @@ int main(int argc, char** argv) {
     }
     const auto& adamw_run = runs[best_adamw];
     const auto& muon_run = runs[best_muon];
-    auto probe = g2c::transformer::TransformerLM(setup.model);
-    const auto groups = g2c::muon::muon_partition(*probe);
-    std::int64_t matrix_elements = 0, other_elements = 0;
-    for (const auto& p : groups.muon) matrix_elements += p.numel();
-    for (const auto& p : groups.adamw) other_elements += p.numel();
     const nlohmann::json state = {
         {"computed",
          {{"adamw_everything", 4 * 2 * (matrix_elements + other_elements)},
