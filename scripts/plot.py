@@ -8,7 +8,8 @@ into the same document, so a figure can refer to a series instead of repeating i
 Optional keys, by kind:
   line, scatter  series: label, style, color, marker, size; figure: hlines and vlines
                  ([{"y" or "x", label, color, style}]), logx, logy, aspect ("equal")
-  bar            series: label (the legend goes beside the axes); figure: logy, rotate_labels
+  bar            series: label (the legend goes beside the axes); figure: logy, rotate_labels,
+                 hlines
   heatmaps       figure: columns, panel_width, panel_height; panel: matrix, cmap, alpha, vmin, vmax,
                  origin, extent, aspect, colorbar (false hides it), x/yticklabels, title, note (a
                  corner text), contours ([{"levels": [...], "matrix" (default: the panel's), color,
@@ -103,6 +104,9 @@ def draw_bar(ax, document, figure):
         labels = [str(v) for v in resolve(document, entry.get("x", list(range(len(y)))))]
         positions = [i + (index - (count - 1) / 2) * width for i in range(len(y))]
         ax.bar(positions, y, width=width, label=entry.get("label"))
+    for line in figure.get("hlines", []):
+        ax.axhline(line["y"], color=line.get("color", "gray"), linestyle=line.get("style", "--"),
+                   linewidth=1, label=line.get("label"))
     if labels:
         ax.set_xticks(range(len(labels)))
         ax.set_xticklabels(labels, rotation=figure.get("rotate_labels", 0))
@@ -110,7 +114,7 @@ def draw_bar(ax, document, figure):
     ax.set_ylabel(figure.get("ylabel", ""))
     if figure.get("logy"):
         ax.set_yscale("log")
-    if any(s.get("label") for s in series):
+    if any(s.get("label") for s in series) or figure.get("hlines"):
         # Beside the axes, not over them: grouped bars fill the whole plot area.
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
 

@@ -4,13 +4,15 @@
 # positive speed (the MoE models' active count is the dense model's plus the routers'); the matched
 # race's two runs with their histories and the MoE run's expert shares (each snapshot summing to 1);
 # the balance sweep's three coefficients and the k sweep's dense point and three k, whose active
-# counts grow by one expert per block with each k.
+# counts grow by one expert per block with each k; the collapse check's E 1 model equal to the dense
+# feed-forward and its untrained router's shares summing to 1; the specialisation probe's rows.
 #   scripts/smoke_moe.sh [build dir]      (default build/reference)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
 
 "$bin/beyond_moe_speed" "${common[@]}" --embedding-dim 16 --layers 2 --heads 2 --context 16 \
   --batch 2 --repeats 2 >/dev/null
+"$bin/beyond_moe_collapse" "${common[@]}" --embedding-dim 16 --tokens 64 >/dev/null
 tiny=(--steps 6 --embedding-dim 16 --layers 2 --heads 2 --context 16 --batch 2 --eval-every 2)
 "$bin/beyond_moe_matched_active" "${common[@]}" "${tiny[@]}" >/dev/null
 "$bin/beyond_moe_balance" "${common[@]}" "${tiny[@]}" >/dev/null
@@ -54,6 +56,19 @@ else:
         problems.append("matched_active: one share snapshot per share step")
     if "balance_loss" not in moe["history"]:
         problems.append("matched_active: the balance loss's series")
+    probe = race.get("specialisation", {})
+    rows = [row for layer in probe.get("routing", []) for row in layer]
+    if len(probe.get("routing", [])) != 2 or any(
+            abs(sum(row) - 1) > 1e-9 for row, n in zip(rows, probe["class_tokens"] * 2) if n):
+        problems.append("matched_active: specialisation rows per block, each a class's shares")
+collapse = json.loads((out / "collapse.json").read_text())
+single = collapse.get("single_expert", {})
+if single.get("max_output_difference", 1) > 1e-6 or single.get("balance_loss") != 1.0:
+    problems.append(f"collapse.json: E 1 against dense {single}")
+router = collapse.get("untrained_router", {})
+for k in ("k1", "k2"):
+    if abs(sum(router.get(k, {}).get("shares", [])) - 1) > 1e-9:
+        problems.append(f"collapse.json: {k} shares do not sum to 1")
 balance = json.loads((out / "balance.json").read_text())
 if [r["alpha"] for r in balance.get("runs", [])] != [0.0, 0.01, 1.0]:
     problems.append("balance.json: runs at alpha 0, 0.01 and 1")
@@ -71,7 +86,7 @@ else:
 if problems:
     print("\n".join(problems))
     sys.exit(1)
-print("ok 4 result files")
+print("ok 5 result files")
 PY
 if [[ -x "$ROOT/.venv/bin/python" ]]; then
   "$ROOT/.venv/bin/python" "$ROOT/scripts/plot.py" "$out"/*.json >/dev/null
