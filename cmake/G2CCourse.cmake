@@ -95,10 +95,11 @@ set(G2C_COURSE_FILES
   "muon muon      muon/optimizer"
   "moe  moe       moe/router"
   "moe  moe       moe/layer"
+  "linear_attention linear_attention linear_attention/attention"
 )
 
 # The Beyond modules' slugs, as the table names them.
-set(G2C_BEYOND_MODULES muon moe)
+set(G2C_BEYOND_MODULES muon moe linear_attention)
 
 set(G2C_SOLUTIONS "" CACHE STRING
   "Reference solutions to compile instead of student files: none, all, a module (07), a range (03-07), a topic (attention), a file (attention/self_attention), or a list")

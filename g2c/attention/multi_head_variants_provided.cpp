@@ -28,7 +28,8 @@ torch::Tensor affine(const torch::Tensor& x, const torch::Tensor& W, const torch
 
 /// (B, T, D) -> (B, H, T, d). The chunks of the packed projection are slices of (B, T, 3D); their
 /// last dimension is still contiguous, so view can split it.
-torch::Tensor split_heads(const torch::Tensor& t, std::int64_t num_heads, std::int64_t head_dim) {
+torch::Tensor split_into_heads(const torch::Tensor& t, std::int64_t num_heads,
+                               std::int64_t head_dim) {
   return t.view({t.size(0), t.size(1), num_heads, head_dim}).transpose(1, 2);
 }
 
@@ -95,10 +96,11 @@ std::pair<torch::Tensor, torch::Tensor> MultiHeadAttentionImpl::attend(
                         .split(D, /*dim=*/-1);
     k = kv[0], v = kv[1];
   }
-  const auto v_heads = split_heads(v, num_heads, head_dim);  // (B, H, T_k, d)
+  const auto v_heads = split_into_heads(v, num_heads, head_dim);  // (B, H, T_k, d)
   // The mask, (B or 1, 1, T_q, T_k), broadcasts over H.
-  auto [mixed, weights] = scaled_dot_product_attention(
-      split_heads(q, num_heads, head_dim), split_heads(k, num_heads, head_dim), v_heads, blocked);
+  auto [mixed, weights] =
+      scaled_dot_product_attention(split_into_heads(q, num_heads, head_dim),
+                                   split_into_heads(k, num_heads, head_dim), v_heads, blocked);
   // mixed (B, H, T_q, d), weights (B, H, T_q, T_k)
   if (is_training() && p > 0.0) {
     // Dropout on the weights, then mix again (the mix above used the weights before dropout).

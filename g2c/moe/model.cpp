@@ -68,17 +68,10 @@ MoETransformerLMImpl::MoETransformerLMImpl(std::int64_t vocab_size_, std::int64_
 }
 
 torch::Tensor MoETransformerLMImpl::forward(const torch::Tensor& ids) {
-  if (!ids.defined() || ids.dim() != 2) {
-    throw ValueError(fmt::format("MoETransformerLM expects token ids of shape (B, T); got {}",
-                                 ids.defined() ? describe_shape(ids) : "an undefined tensor"));
-  }
-  g2c::embeddings::check_ids(ids, "MoETransformerLM ids", vocab_size, "vocab_size");
-  const std::int64_t length = ids.size(1);
-  g2c::embeddings::check_seq_len(length, max_seq_len);
-  auto x = token_embed(ids) + pos_embed(length);  // (B, T, D)
-  for (auto& block : blocks) x = block(x);        // (B, T, D)
-  x = ln_final(x);
-  return torch::matmul(x, token_embed->weight.t()) + head_bias;  // (B, T, V), the tied head
+  auto x = g2c::transformer::embed_sequence(ids, token_embed, pos_embed,
+                                            "MoETransformerLM");              // (B, T, D)
+  for (auto& block : blocks) x = block(x);                                    // (B, T, D)
+  return g2c::transformer::tied_logits(x, ln_final, token_embed, head_bias);  // (B, T, V)
 }
 
 torch::Tensor MoETransformerLMImpl::load_balancing_loss() {

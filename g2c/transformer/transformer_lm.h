@@ -66,6 +66,17 @@ class HeadBiasImpl : public torch::nn::Module {
 };
 TORCH_MODULE(HeadBias);
 
+/// What the course's other decoder-only models (g2c/moe, g2c/linear_attention) do around their
+/// blocks, as TransformerLM does. embed_sequence: the input checks (ids 2-D, in [0, V), T ≤
+/// max_seq_len; `model` names the caller in the messages), then token_embed(ids) + pos_embed(T):
+/// (B, T, D). tied_logits: ln_final(x) · token_embed.weightᵀ + head_bias: (B, T, D) -> (B, T, V).
+torch::Tensor embed_sequence(const torch::Tensor& ids, g2c::embeddings::TokenEmbedding& token_embed,
+                             g2c::embeddings::LearnedPositionalEmbedding& pos_embed,
+                             const char* model);
+torch::Tensor tied_logits(const torch::Tensor& x, LayerNorm& ln_final,
+                          const g2c::embeddings::TokenEmbedding& token_embed,
+                          const torch::Tensor& head_bias);
+
 class TransformerLMImpl : public g2c::nn::Module {
  public:
   TransformerLMImpl(std::int64_t vocab_size, std::int64_t embedding_dim, std::int64_t num_layers,

@@ -24,6 +24,26 @@ std::int64_t parameter_count(const TransformerLMOptions& options) {
   return v * d + t * d + l * (attention + feed_forward + norms) + 2 * d + v;
 }
 
+torch::Tensor embed_sequence(const torch::Tensor& ids, g2c::embeddings::TokenEmbedding& token_embed,
+                             g2c::embeddings::LearnedPositionalEmbedding& pos_embed,
+                             const char* model) {
+  if (!ids.defined() || ids.dim() != 2) {
+    throw ValueError(fmt::format("{} expects token ids of shape (B, T); got {}", model,
+                                 ids.defined() ? describe_shape(ids) : "an undefined tensor"));
+  }
+  g2c::embeddings::check_ids(ids, fmt::format("{} ids", model).c_str(), token_embed->vocab_size,
+                             "vocab_size");
+  const std::int64_t length = ids.size(1);
+  g2c::embeddings::check_seq_len(length, pos_embed->max_seq_len);
+  return token_embed(ids) + pos_embed(length);  // (B, T, D)
+}
+
+torch::Tensor tied_logits(const torch::Tensor& x, LayerNorm& ln_final,
+                          const g2c::embeddings::TokenEmbedding& token_embed,
+                          const torch::Tensor& head_bias) {
+  return torch::matmul(ln_final(x), token_embed->weight.t()) + head_bias;  // (B, T, V)
+}
+
 HeadBiasImpl::HeadBiasImpl(std::int64_t vocab_size_) : vocab_size(vocab_size_) {
   if (vocab_size <= 0) {
     throw ValueError(fmt::format("HeadBias needs vocab_size > 0, got {}", vocab_size));
