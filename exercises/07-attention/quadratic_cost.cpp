@@ -2,7 +2,6 @@
 // (1, T, 128) as T doubles, the fitted log-log slope (-> 2 once the T×T part dominates), and the
 // same for LibTorch's fused at::scaled_dot_product_attention.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include <fmt/format.h>
@@ -17,20 +16,6 @@
 namespace exercise_07_quadratic_cost {
 
 namespace {
-
-template <typename Body>
-double median_seconds(Body&& body, int repeats, const torch::Device& device) {
-  body();  // warm-up: first-touch allocations and kernel selection
-  std::vector<double> times;
-  for (int i = 0; i < repeats; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    body();
-    if (device.is_cuda()) torch::cuda::synchronize();
-    times.push_back(
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  }
-  return g2c::exercises::median(times);
-}
 
 /// Least-squares slope of log(y) against log(x) over the points with x >= from.
 double log_log_slope(const std::vector<std::int64_t>& x, const std::vector<double>& y,
@@ -71,15 +56,16 @@ int main(int argc, char** argv) {
                "weights (MB)", "peak RSS (MB)");
     for (const auto t : lengths) {
       const auto x = torch::randn({1, t, dim}, torch::TensorOptions().device(device));
-      module_seconds.push_back(median_seconds([&] { attention(x); }, repeats, device));
+      module_seconds.push_back(1e-3 *
+                               g2c::exercises::median_ms([&] { attention(x); }, repeats, device));
       module_rss.push_back(g2c::peak_resident_mib());
       const auto q = attention->q_proj(x), k = attention->k_proj(x), v = attention->v_proj(x);
-      fused_seconds.push_back(median_seconds(
-          [&] {
-            attention->out_proj(
-                at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true));
-          },
-          repeats, device));
+      fused_seconds.push_back(1e-3 * g2c::exercises::median_ms(
+                                         [&] {
+                                           attention->out_proj(at::scaled_dot_product_attention(
+                                               q, k, v, {}, 0.0, /*is_causal=*/true));
+                                         },
+                                         repeats, device));
       weights_megabytes.push_back(static_cast<double>(t * t * 4) / (1024.0 * 1024.0));
       fmt::print("{:>6} {:>12.2f} {:>12.2f} {:>14.1f} {:>14.0f}\n", t, 1e3 * module_seconds.back(),
                  1e3 * fused_seconds.back(), weights_megabytes.back(), module_rss.back());

@@ -2,7 +2,6 @@
 // MultiHeadAttention (D = 128, H = 4, B = 8) at several T, next to the same layers with their
 // attention core replaced by LibTorch's fused at::scaled_dot_product_attention.
 #include <algorithm>
-#include <chrono>
 
 #include <fmt/format.h>
 
@@ -15,19 +14,7 @@ namespace exercise_08_bench_attention {
 
 namespace {
 
-template <typename Step>
-double median_ms(Step&& step, int repeats) {
-  step();  // warm-up
-  std::vector<double> times;
-  for (int i = 0; i < repeats; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    step();
-    times.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-            .count());
-  }
-  return g2c::exercises::median(times);
-}
+using g2c::exercises::median_ms;
 
 /// The layer's projections around the fused kernel: (B, T, D) -> (B, T, D) with H heads.
 torch::Tensor fused_layer(g2c::nn::Linear& q_proj, g2c::nn::Linear& k_proj, g2c::nn::Linear& v_proj,

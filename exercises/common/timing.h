@@ -1,9 +1,10 @@
 // Timing helpers: waiting for the device before reading the clock, and medians of repeated
-// timings (the middle of several runs is robust to the one run that shared its core with something
-// else, which a mean is not).
+// timings, of numbers or of a piece of work (the middle of several runs is robust to the one run
+// that shared its core with something else, which a mean is not).
 #pragma once
 
 #include <algorithm>
+#include <chrono>
 #include <vector>
 
 #include <torch/torch.h>
@@ -23,6 +24,25 @@ inline double median(std::vector<double> values) {
   std::sort(values.begin(), values.end());
   const auto n = values.size();
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+/// Median milliseconds of `body()` over `repeats` timed calls, after one untimed warm-up call
+/// (first-touch allocations, kernel selection), each timed call fenced by synchronize(device).
+/// Example: median_ms([&] { layer(x); }, 10, device).
+template <typename Body>
+double median_ms(Body&& body, int repeats, const torch::Device& device = torch::kCPU) {
+  body();
+  std::vector<double> times;
+  for (int i = 0; i < repeats; ++i) {
+    synchronize(device);
+    const auto start = std::chrono::steady_clock::now();
+    body();
+    synchronize(device);
+    times.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
+  }
+  return median(times);
 }
 
 }  // namespace g2c::exercises

@@ -61,4 +61,12 @@ double peak_resident_mib() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
+bool reset_peak_resident() {
+  std::ofstream clear_refs("/proc/self/clear_refs");
+  if (!clear_refs) return false;
+  clear_refs << "5";  // 5: reset the peak resident set size to the current one
+  clear_refs.flush();
+  return static_cast<bool>(clear_refs);
+}
+
 }  // namespace g2c

@@ -27,5 +27,9 @@ double resident_mib();
 /// The most it has been resident at once since its program started (VmHWM; getrusage's ru_maxrss
 /// where /proc is not there, which also counts the parent it was forked from), in MiB.
 double peak_resident_mib();
+/// Starts peak_resident_mib() over from what is resident now (Linux's /proc/self/clear_refs), so
+/// the peak of one piece of work can be read after it. Returns false where that is not possible
+/// (the peak then stays the program's).
+bool reset_peak_resident();
 
 }  // namespace g2c
