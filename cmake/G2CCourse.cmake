@@ -96,10 +96,12 @@ set(G2C_COURSE_FILES
   "moe  moe       moe/router"
   "moe  moe       moe/layer"
   "linear_attention linear_attention linear_attention/attention"
+  "midtraining midtraining midtraining/mixture"
+  "midtraining midtraining midtraining/evaluation"
 )
 
 # The Beyond modules' slugs, as the table names them.
-set(G2C_BEYOND_MODULES muon moe linear_attention)
+set(G2C_BEYOND_MODULES muon moe linear_attention midtraining)
 
 set(G2C_SOLUTIONS "" CACHE STRING
   "Reference solutions to compile instead of student files: none, all, a module (07), a range (03-07), a topic (attention), a file (attention/self_attention), or a list")

@@ -75,4 +75,19 @@ LMBatch get_lm_batch(TokenStream& stream, std::int64_t batch_size, std::int64_t 
   return stream.get_lm_batch(batch_size, context_length, std::move(generator));
 }
 
+LMBatch TokenSource::get_lm_batch(std::int64_t batch_size, std::int64_t context_length,
+                                  std::optional<at::Generator> generator) const {
+  if (stream_) return stream_->get_lm_batch(batch_size, context_length, std::move(generator));
+  return g2c::pretraining::get_lm_batch(ids_, batch_size, context_length, std::move(generator));
+}
+
+std::int64_t TokenSource::size() const {
+  return stream_ ? stream_->size() : (ids_.defined() ? ids_.numel() : 0);
+}
+
+LMBatch get_lm_batch(const TokenSource& source, std::int64_t batch_size,
+                     std::int64_t context_length, std::optional<at::Generator> generator) {
+  return source.get_lm_batch(batch_size, context_length, std::move(generator));
+}
+
 }  // namespace g2c::pretraining

@@ -57,4 +57,28 @@ LMBatch get_lm_batch(const torch::Tensor& ids, std::int64_t batch_size, std::int
 LMBatch get_lm_batch(TokenStream& stream, std::int64_t batch_size, std::int64_t context_length,
                      std::optional<at::Generator> generator = std::nullopt);
 
+/// Where a trainer's batches come from: a 1-D tensor of token ids, or a TokenStream that draws its
+/// own (a mixture of corpora, shards on disk). Either converts to it implicitly, so
+/// trainer.train_step(split.train) and trainer.train_step(mixture) both read. A stream is held by
+/// reference: it must outlive the source.
+class TokenSource {
+ public:
+  TokenSource(const torch::Tensor& ids) : ids_(ids) {}    // NOLINT: implicit by design
+  TokenSource(TokenStream& stream) : stream_(&stream) {}  // NOLINT: implicit by design
+  /// The stream's or the tensor's get_lm_batch.
+  LMBatch get_lm_batch(std::int64_t batch_size, std::int64_t context_length,
+                       std::optional<at::Generator> generator = std::nullopt) const;
+  /// Tokens in the source.
+  std::int64_t size() const;
+
+ private:
+  torch::Tensor ids_;
+  TokenStream* stream_ = nullptr;
+};
+
+/// Delegates to source.get_lm_batch(batch_size, context_length, generator).
+LMBatch get_lm_batch(const TokenSource& source, std::int64_t batch_size,
+                     std::int64_t context_length,
+                     std::optional<at::Generator> generator = std::nullopt);
+
 }  // namespace g2c::pretraining

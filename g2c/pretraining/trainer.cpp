@@ -7,7 +7,7 @@
 
 namespace g2c::pretraining {
 
-StepMetrics Trainer::train_step(const torch::Tensor& train_ids) {
+StepMetrics Trainer::train_step(const TokenSource& train_ids) {
   // TODO: One optimization step, in the lesson's order: a fresh batch from the trainer's generator
   // on the model's device; this step's learning rate (lr(), read before the step counter moves)
   // written to the optimizer; clear the gradients; lm_cross_entropy of the model's logits;

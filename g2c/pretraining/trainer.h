@@ -27,6 +27,7 @@
 
 #include "g2c/nn/module.h"
 #include "g2c/nn/optim.h"
+#include "g2c/pretraining/data.h"
 
 namespace g2c::pretraining {
 
@@ -174,20 +175,21 @@ class Trainer {
   double lr() const { return lr(step); }
   double lr(std::int64_t at_step) const;
 
-  /// One optimization step on a fresh batch of train_ids; advances `step` by one.
-  StepMetrics train_step(const torch::Tensor& train_ids);
+  /// One optimization step on a fresh batch of train_ids (token ids, or any TokenStream such as a
+  /// mixture of corpora); advances `step` by one.
+  StepMetrics train_step(const TokenSource& train_ids);
 
   /// Mean lm_cross_entropy over eval_iters batches of ids, without autograd. The batches come
   /// from the trainer's generator, like the training batches. Perplexity is std::exp of it.
-  double evaluate(const torch::Tensor& ids);
+  double evaluate(const TokenSource& ids);
 
   /// Trains until step == max_steps, appending to `history` and returning it. ValueError when
   /// checkpoint_every is set and not positive. If a step throws, a checkpoint of the last
   /// completed step is written (when checkpoint_path is set) before the exception goes on.
-  TrainingHistory& train(const torch::Tensor& train_ids, TrainingHistory& history,
+  TrainingHistory& train(const TokenSource& train_ids, TrainingHistory& history,
                          const RunOptions& options = {});
   /// The same with a new history, returned by value.
-  TrainingHistory train(const torch::Tensor& train_ids, const RunOptions& options = {});
+  TrainingHistory train(const TokenSource& train_ids, const RunOptions& options = {});
 
   /// The loop train() runs, for any kind of step: calls `one_step` (which must advance `step` by
   /// one) until step == max_steps, logging, evaluating with `evaluate_held_out` (when set; the

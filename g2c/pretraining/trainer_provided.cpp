@@ -134,7 +134,7 @@ double Trainer::lr(std::int64_t at_step) const {
                                            options.max_lr(), options.min_lr());
 }
 
-double Trainer::evaluate(const torch::Tensor& ids) {
+double Trainer::evaluate(const TokenSource& ids) {
   return mean_over_batches(
              options.eval_iters(),
              [&] {
@@ -146,13 +146,13 @@ double Trainer::evaluate(const torch::Tensor& ids) {
       .loss;
 }
 
-TrainingHistory Trainer::train(const torch::Tensor& train_ids, const RunOptions& train_options) {
+TrainingHistory Trainer::train(const TokenSource& train_ids, const RunOptions& train_options) {
   TrainingHistory history;
   train(train_ids, history, train_options);
   return history;
 }
 
-TrainingHistory& Trainer::train(const torch::Tensor& train_ids, TrainingHistory& history,
+TrainingHistory& Trainer::train(const TokenSource& train_ids, TrainingHistory& history,
                                 const RunOptions& train_options) {
   std::function<EvalMetrics()> evaluate_held_out;
   if (train_options.val_ids()) {

@@ -6,7 +6,7 @@
 
 namespace g2c::pretraining {
 
-StepMetrics Trainer::train_step(const torch::Tensor& train_ids) {
+StepMetrics Trainer::train_step(const TokenSource& train_ids) {
   const auto batch =
       get_lm_batch(train_ids, options.batch_size(), options.context_length(), options.generator());
   const auto x = batch.x.to(device);  // (B, T)
