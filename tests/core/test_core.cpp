@@ -13,6 +13,8 @@
 #include <string>
 #include <thread>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -22,6 +24,7 @@
 #include "g2c/core/memory.h"
 #include "g2c/core/progress.h"
 #include "g2c/core/reference_switch.h"
+#include "g2c/core/sha256.h"
 
 namespace fs = std::filesystem;
 
@@ -227,3 +230,32 @@ TEST_CASE("freed_blocks_of_megabytes_stay_in_the_heap_for_reuse", "[core]") {
   std::free(again);
 }
 #endif
+
+TEST_CASE("sha256_matches_the_standard_vectors_and_every_padding_case", "[core]") {
+  // FIPS 180-4's examples, and lengths around the block boundaries where the padding takes one
+  // block or two (hashlib's digests of "x" * n).
+  CHECK(g2c::sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  CHECK(g2c::sha256_hex("abc") ==
+        "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  CHECK(g2c::sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+  CHECK(g2c::sha256_hex(std::string(1'000'000, 'a')) ==
+        "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  const std::vector<std::pair<std::size_t, std::string>> lengths = {
+      {55, "d5e285683cd4efc02d021a5c62014694958901005d6f71e89e0989fac77e4072"},
+      {56, "04c26261370ee7541549d16dee320c723e3fd14671e66a099afe0a377c16888e"},
+      {63, "75220b47218278e656f2013bb8f0c455a25eaf01e86c64924e9d48d89776d6f2"},
+      {64, "7ce100971f64e7001e8fe5a51973ecdfe1ced42befe7ee8d5fd6219506b5393c"},
+      {65, "9537c5fdf120482f7d58d25e9ed583f52c02b4e304ea814db1633ad565aed7e9"},
+      {119, "000b48d4edf0fa7bee3c6236ecd2785baa5db4eeb8bb54341b029e0d9fa5fb0c"},
+      {120, "13f05a0b594787f5ecd315edc96141bd3243203d1b7d4f0836f37308b276ba98"}};
+  for (const auto& [length, digest] : lengths) {
+    INFO(length << " bytes");
+    CHECK(g2c::sha256_hex(std::string(length, 'x')) == digest);
+  }
+  const auto file = std::filesystem::temp_directory_path() / "g2c_sha256_check.txt";
+  { std::ofstream(file, std::ios::binary) << "abc"; }
+  CHECK(g2c::sha256_file_hex(file) == g2c::sha256_hex("abc"));
+  std::filesystem::remove(file);
+  CHECK_THROWS_AS(g2c::sha256_file_hex(file), g2c::ValueError);
+}
