@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the Beyond linear_attention exercise programs at a tiny size and checks the JSON they
 # write: the two forms' agreement and the decode table (the KV cache's bytes growing with T by the
-# formula, the linear state's fixed), the parallel forms' timings and the 1M-token bill; the three
+# formula, the linear state's fixed), the three 4-layer models' state bytes (full, linear, hybrid),
+# the parallel forms' timings and the 1M-token bill; the three
 # models' parameter counts (linear layers add H decay scalars each) and histories; the recall
 # probe's twelve distances per model; the decay curves (no decay: the normaliser grows every
 # token) and the learned decays read back from the three-way run.
@@ -10,7 +11,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
 
 "$bin/beyond_la_decode" "${common[@]}" --embedding-dim 16 --heads 2 --lengths 8 32 \
-  --parallel-lengths 8 16 --repeats 2 --parallel-repeats 1 >/dev/null
+  --parallel-lengths 8 16 --model-lengths 8 32 --repeats 2 --parallel-repeats 1 >/dev/null
 "$bin/beyond_la_three_way" "${common[@]}" --steps 4 --embedding-dim 16 --layers 2 --heads 2 \
   --context 16 --batch 2 --eval-every 2 --sample-tokens 8 >/dev/null
 "$bin/beyond_la_recall" "${common[@]}" --steps 3 --embedding-dim 16 --layers 2 --heads 2 \
@@ -34,6 +35,15 @@ if table["linear_bytes"] != [(2 * 8 * 8 + 2 * 8) * 4] * 2:
     problems.append(f"decode.json: state bytes {table['linear_bytes']}, expected H·d² + H·d floats")
 if not all(v > 0 for v in table["full_ms"] + table["linear_ms"] + decode["parallel"]["softmax_ms"]):
     problems.append("decode.json: a time that is not positive")
+# Four layers of D 16, H 2 (d 8): a full layer caches 2·T·D floats, a linear one H·d² + H·d.
+cache = lambda t: 2 * t * 16 * 4
+state = (2 * 8 * 8 + 2 * 8) * 4
+expected = {"full": [4 * cache(t) for t in (8, 32)], "linear": [4 * state] * 2,
+            "hybrid": [3 * state + cache(t) for t in (8, 32)]}
+runs = {r["name"]: r for r in decode["models"]["runs"]}
+for name, want in expected.items():
+    if name not in runs or runs[name]["state_bytes"] != want:
+        problems.append(f"decode.json: the {name} model's state bytes {runs.get(name, {}).get('state_bytes')}, expected {want}")
 bill = decode["million_token_bill"]["layer_bytes"]
 if bill["MHA"] != 2 * 10**6 * 4096 * 2 or bill["linear"] != (32 * 128 * 128 + 32 * 128) * 2:
     problems.append(f"decode.json: the 1M-token bill {bill}")

@@ -5,8 +5,9 @@
 // H·d² + H·d for the state) and as the process's resident memory grows, for histories T from 128
 // to 16,384. Then the honesty line: the two *parallel* forms (all T positions at once, as in
 // training) are both quadratic in T — softmax attention's T × T weights and the linear reference's
-// T × T decay mask — time and peak memory side by side. Last, the bill of a 1M-token context by
-// the formulas at a large model's size.
+// T × T decay mask — time and peak memory side by side. The same decode step for whole 4-layer
+// models — all full, all linear, and the hybrid [L, L, L, F] — with what each keeps for the past.
+// Last, the bill of a 1M-token context by the formulas at a large model's size.
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -23,6 +24,7 @@
 #include "g2c/core/errors.h"
 #include "g2c/core/memory.h"
 #include "g2c/linear_attention/attention.h"
+#include "g2c/linear_attention/hybrid.h"
 
 namespace exercise_beyond_la_decode {
 
@@ -99,6 +101,8 @@ int main(int argc, char** argv) {
   std::int64_t dim = 256, heads = 4;
   std::vector<std::int64_t> lengths{128, 256, 512, 1024, 2048, 4096, 8192, 16384};
   std::vector<std::int64_t> parallel_lengths{128, 256, 512, 1024, 2048, 4096};
+  std::vector<std::int64_t> model_lengths{128, 512, 2048, 8192};
+  std::int64_t model_layers = 4;
   int repeats = 20, parallel_repeats = 3;
   app.add_option("--embedding-dim", dim, "D of both layers").range(4, 8192);
   app.add_option("--heads", heads, "H of both layers (must divide D)").range(1, 256);
@@ -107,12 +111,16 @@ int main(int argc, char** argv) {
                  "Sequence lengths of the parallel forms, increasing");
   app.add_option("--repeats", repeats, "Timed decode steps per T (the median is kept)")
       .range(1, 10000);
+  app.add_option("--model-lengths", model_lengths,
+                 "Histories T of the whole models' decode step (full, linear, hybrid), increasing");
+  app.add_option("--model-layers", model_layers, "Layers of the three models").range(1, 64);
   app.add_option("--parallel-repeats", parallel_repeats, "Timed parallel forwards per T")
       .range(1, 1000);
   return g2c::run_cli(app, argc, argv, [&] {
-    for (const auto* list : {&lengths, &parallel_lengths}) {
+    for (const auto* list : {&lengths, &parallel_lengths, &model_lengths}) {
       if (list->empty() || !std::is_sorted(list->begin(), list->end()) || list->front() < 1) {
-        throw g2c::ValueError("--lengths and --parallel-lengths must be positive and increasing");
+        throw g2c::ValueError(
+            "--lengths, --parallel-lengths and --model-lengths must be positive and increasing");
       }
     }
     const auto device = g2c::exercises::prepare(options);
@@ -189,6 +197,55 @@ int main(int argc, char** argv) {
         memory_crossover,
         time_crossover ? fmt::format("{}", *time_crossover) : std::string("(none in this range)"));
 
+    // Whole models decoding: all full, all linear and the hybrid ([L, …, L, F]), one token after a
+    // history of T. The history is written straight into the state (random keys and values in the
+    // full layers' caches, a random state in the linear layers'): a step's cost and the state's
+    // bytes depend on the sizes, not on the values, and 8,192 real steps per T would cost minutes.
+    std::vector<std::string> hybrid_pattern(model_layers, "linear");
+    hybrid_pattern.back() = "full";
+    const std::vector<std::pair<std::string, std::vector<std::string>>> patterns = {
+        {"full", std::vector<std::string>(model_layers, "full")},
+        {"linear", std::vector<std::string>(model_layers, "linear")},
+        {"hybrid", hybrid_pattern}};
+    nlohmann::json model_rows = nlohmann::json::array();
+    for (const auto& [name, pattern] : patterns) {
+      torch::manual_seed(options.seed);
+      g2c::linear_attention::HybridTransformerLM model(264, dim, pattern, heads,
+                                                       model_lengths.back() + repeats + 2);
+      model->to(device);
+      model->eval();
+      std::vector<double> step_ms, state_bytes;
+      for (const auto length : model_lengths) {
+        auto state = model->empty_state();
+        for (std::size_t l = 0; l < pattern.size(); ++l) {
+          if (pattern[l] == "full") {
+            state.caches[l].capacity = length + repeats + 2;
+            state.caches[l].append(torch::randn({1, heads, length, head_dim}, on_device),
+                                   torch::randn({1, heads, length, head_dim}, on_device));
+          } else {
+            state.states[l] =
+                LinearAttentionState{torch::randn({1, heads, head_dim, head_dim}, on_device),
+                                     torch::rand({1, heads, head_dim}, on_device) *
+                                         100.0};  // z: positive, as φ makes it
+          }
+        }
+        state.position = length;
+        state_bytes.push_back(static_cast<double>(state.bytes()));
+        const auto token = torch::randint(0, 264, {1, 1}, on_device.dtype(torch::kLong));
+        step_ms.push_back(median_ms([&] { model->forward_step(token, state); }, repeats, device));
+      }
+      std::string line = fmt::format("{:<7} ({} layers):", name, pattern.size());
+      for (std::size_t i = 0; i < model_lengths.size(); ++i) {
+        line += fmt::format("  T {} {:.2f} ms, {}", model_lengths[i], step_ms[i],
+                            human_bytes(state_bytes[i]));
+      }
+      fmt::print("{}\n", line);
+      model_rows.push_back({{"name", name},
+                            {"pattern", pattern},
+                            {"step_ms", step_ms},
+                            {"state_bytes", state_bytes}});
+    }
+
     // The parallel forms: both quadratic in T.
     std::vector<double> softmax_ms, parallel_linear_ms, softmax_peak, linear_peak;
     const bool can_reset_peak = g2c::reset_peak_resident();
@@ -251,6 +308,7 @@ int main(int argc, char** argv) {
     result["parallel"] = {{"length", parallel_lengths},      {"softmax_ms", softmax_ms},
                           {"linear_ms", parallel_linear_ms}, {"softmax_peak_mib", softmax_peak},
                           {"linear_peak_mib", linear_peak},  {"peak_resets", can_reset_peak}};
+    result["models"] = {{"length", model_lengths}, {"layers", model_layers}, {"runs", model_rows}};
     result["million_token_bill"] = bill;
     result["figures"] = g2c::exercises::figures(
         {Figure::line("decode_time.png",
@@ -273,6 +331,20 @@ int main(int argc, char** argv) {
              .add(Series("state, H·d² + H·d floats", "/decode/length",
                          "/decode/linear_formula_bytes")
                       .marker("s")),
+         [&] {
+           auto figure =
+               Figure::line("decode_models.png",
+                            fmt::format("One decode step of a {}-layer model (D {}, H {})",
+                                        model_layers, dim, heads),
+                            "tokens in the history T", "ms (median)")
+                   .logx();
+           for (std::size_t r = 0; r < model_rows.size(); ++r) {
+             figure.add(Series(model_rows[r]["name"].get<std::string>(), "/models/length",
+                               fmt::format("/models/runs/{}/step_ms", r))
+                            .marker("o"));
+           }
+           return figure;
+         }(),
          Figure::line("decode_parallel.png",
                       "The parallel forms: all T positions at once (both build T × T)", "T",
                       "ms (median)")
