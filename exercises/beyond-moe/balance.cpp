@@ -70,16 +70,9 @@ int main(int argc, char** argv) {
           100.0 / static_cast<double>(config.experts));
     }
     auto result = g2c::exercises::run_metadata("beyond_moe_balance", options, device);
-    result["config"] = {{"steps", config.steps},
-                        {"batch_size", config.batch_size},
-                        {"context_length", config.context_length},
-                        {"embedding_dim", config.embedding_dim},
-                        {"num_layers", config.num_layers},
-                        {"num_heads", config.num_heads},
-                        {"num_experts", config.experts},
-                        {"top_k", config.top_k},
-                        {"alphas", alphas},
-                        {"max_lr", config.max_lr}};
+    result["config"] = g2c::exercises::moe::config_json(config);
+    result["config"]["top_k"] = config.top_k;
+    result["config"]["alphas"] = alphas;
     result["runs"] = runs;
     auto busiest = Figure::line("balance_busiest.png", "The busiest expert's share of its block",
                                 "step", "largest share of the assignments");

@@ -63,16 +63,9 @@ int main(int argc, char** argv) {
           run["median_step_ms"].get<double>());
     }
     auto result = g2c::exercises::run_metadata("beyond_moe_k_sweep", options, device);
-    result["config"] = {{"steps", config.steps},
-                        {"batch_size", config.batch_size},
-                        {"context_length", config.context_length},
-                        {"embedding_dim", config.embedding_dim},
-                        {"num_layers", config.num_layers},
-                        {"num_heads", config.num_heads},
-                        {"num_experts", config.experts},
-                        {"ks", ks},
-                        {"balance", config.balance},
-                        {"max_lr", config.max_lr}};
+    result["config"] = g2c::exercises::moe::config_json(config);
+    result["config"]["ks"] = ks;
+    result["config"]["balance"] = config.balance;
     result["runs"] = runs;
     result["points"] = {{"active_parameters", active}, {"final_val_loss", loss}};
     result["figures"] = g2c::exercises::figures(

@@ -146,18 +146,11 @@ int main(int argc, char** argv) {
     }
 
     auto result = g2c::exercises::run_metadata("beyond_moe_matched_active", options, device);
-    result["config"] = {{"steps", config.steps},
-                        {"batch_size", config.batch_size},
-                        {"context_length", config.context_length},
-                        {"embedding_dim", config.embedding_dim},
-                        {"num_layers", config.num_layers},
-                        {"num_heads", config.num_heads},
-                        {"num_experts", config.experts},
-                        {"top_k", config.top_k},
-                        {"balance", config.balance},
-                        {"max_lr", config.max_lr},
-                        {"dispatch", config.lesson_loop ? "lesson loop" : "sorted"},
-                        {"final_eval_batches", config.final_eval_batches}};
+    result["config"] = g2c::exercises::moe::config_json(config);
+    result["config"]["top_k"] = config.top_k;
+    result["config"]["balance"] = config.balance;
+    result["config"]["dispatch"] = config.lesson_loop ? "lesson loop" : "sorted";
+    result["config"]["final_eval_batches"] = config.final_eval_batches;
     result["runs"] = runs;
     result["specialisation"] = probe;
     auto loss =

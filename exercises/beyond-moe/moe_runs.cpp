@@ -38,6 +38,17 @@ void add_run_options(g2c::CommandLine& app, RunConfig& config) {
                "instead of the sorted dispatch");
 }
 
+nlohmann::json config_json(const RunConfig& config) {
+  return {{"steps", config.steps},
+          {"batch_size", config.batch_size},
+          {"context_length", config.context_length},
+          {"embedding_dim", config.embedding_dim},
+          {"num_layers", config.num_layers},
+          {"num_heads", config.num_heads},
+          {"num_experts", config.experts},
+          {"max_lr", config.max_lr}};
+}
+
 void finish_config(RunConfig& config, std::int64_t steps) {
   config.steps = steps;
   config.warmup_steps = std::min(config.warmup_steps, config.steps / 10);

@@ -29,6 +29,10 @@ struct RunConfig {
   bool lesson_loop = false;  // the lesson's dispatch loop instead of the sorted dispatch
 };
 
+/// What every program's result file records of the recipe: {steps, batch_size, context_length,
+/// embedding_dim, num_layers, num_heads, num_experts, max_lr}; each program adds its own keys.
+nlohmann::json config_json(const RunConfig& config);
+
 /// Adds the options every program shares (--embedding-dim, --layers, --heads, --context, --batch,
 /// --experts, --max-lr, --eval-every, --lesson-loop) to `app`.
 void add_run_options(g2c::CommandLine& app, RunConfig& config);
