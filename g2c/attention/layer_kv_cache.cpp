@@ -110,6 +110,24 @@ LayerKVCache& LayerKVCache::append(const torch::Tensor& k_new, const torch::Tens
   return *this;
 }
 
+void LayerKVCache::truncate(std::int64_t new_length) {
+  const std::int64_t held = length();
+  if (new_length < 0 || new_length > held) {
+    throw ValueError(fmt::format(
+        "LayerKVCache::truncate: the cache holds {} positions; cannot keep {} (pass 0..{})", held,
+        new_length, held));
+  }
+  if (new_length == held) return;
+  if (new_length == 0) {
+    clear();
+    return;
+  }
+  // Both cases are views: a buffered cache keeps its buffer (the next append writes at
+  // new_length), a concatenated one its tensors.
+  k = k_buffer_.defined() ? positions(k_buffer_, 0, new_length) : k.narrow(2, 0, new_length);
+  v = v_buffer_.defined() ? positions(v_buffer_, 0, new_length) : v.narrow(2, 0, new_length);
+}
+
 void LayerKVCache::clear() {
   k = torch::Tensor();
   v = torch::Tensor();

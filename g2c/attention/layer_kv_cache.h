@@ -42,6 +42,11 @@ struct LayerKVCache {
   /// ValueError when their shape, device or dtype does not match what is cached, or when the
   /// cache holds only one of k and v.
   LayerKVCache& append(const torch::Tensor& k_new, const torch::Tensor& v_new);
+  /// Keeps positions [0, length) and drops the rest, keeping the buffer: the next append writes at
+  /// position `length` (a speculative decoder rolling back rejected draft tokens). A tensor read
+  /// from k or v before the call may see those positions overwritten later. ValueError for a
+  /// length outside [0, length()]. Example: a cache of 5 positions, truncate(3) -> length() == 3.
+  void truncate(std::int64_t length);
   /// Empties the cache (and lets go of its buffer).
   void clear();
 

@@ -1,4 +1,5 @@
-// SmolLM2 as generate_json's LogitsModel (with its KV cache) and its vocabulary as pieces.
+// SmolLM2 as generate_json's LogitsModel (with its KV cache), as a ScoringModel, and its
+// vocabulary as pieces.
 #include "g2c/pretrained/logits_model.h"
 
 #include <algorithm>
@@ -46,6 +47,28 @@ std::int64_t LlamaLogitsModel::vocab_size() const {
   return model_->options.vocab_size();
 }
 torch::Device LlamaLogitsModel::device() const {
+  return model_->device();
+}
+
+torch::Tensor LlamaScoringModel::forward(const torch::Tensor& context) {
+  return model_->forward(context);  // (1, T, V)
+}
+
+torch::Tensor LlamaScoringModel::forward(const torch::Tensor& ids,
+                                         g2c::transformer::KVCache& cache) {
+  return model_->forward(ids, cache);  // (1, T_new, V)
+}
+
+g2c::transformer::KVCache LlamaScoringModel::empty_cache() const {
+  return model_->empty_kv_cache(/*capacity=*/256);
+}
+std::int64_t LlamaScoringModel::max_seq_len() const {
+  return model_->options.max_seq_len();
+}
+std::int64_t LlamaScoringModel::vocab_size() const {
+  return model_->options.vocab_size();
+}
+torch::Device LlamaScoringModel::device() const {
   return model_->device();
 }
 

@@ -16,6 +16,7 @@
 
 #include "g2c/core/torch.h"
 #include "g2c/sampling/constrained.h"
+#include "g2c/sampling/logits_model.h"
 #include "g2c/transformer/kv_cache.h"
 
 namespace g2c::pretrained {
@@ -39,6 +40,26 @@ class LlamaLogitsModel : public g2c::sampling::LogitsModel {
   LlamaModelImpl* model_;
   g2c::transformer::KVCache cache_;
   std::vector<std::int64_t> cached_ids_;  // the ids whose keys and values cache_ holds
+};
+
+/// A Llama model (SmolLM2) scoring every position, dense or packed alike: forward(context (1, T))
+/// is the model's forward, (1, T, V); the cached forward continues a KV cache of the caller's
+/// (speculative decoding's verification pass, rolled back with KVCache::truncate).
+class LlamaScoringModel : public g2c::sampling::CachedScoringModel {
+ public:
+  using g2c::sampling::CachedScoringModel::forward;
+  explicit LlamaScoringModel(LlamaModelImpl& model) : model_(&model) {}
+  torch::Tensor forward(const torch::Tensor& context) override;
+  torch::Tensor forward(const torch::Tensor& ids, g2c::transformer::KVCache& cache) override;
+  /// One empty layer cache per block, room for 256 positions made at the first append (doubled as
+  /// needed): SmolLM2's whole 8,192 would reserve 377 MB.
+  g2c::transformer::KVCache empty_cache() const override;
+  std::int64_t max_seq_len() const override;
+  std::int64_t vocab_size() const override;
+  torch::Device device() const override;
+
+ private:
+  LlamaModelImpl* model_;
 };
 
 /// SmolLM2's tokenizer as generate_json's pieces: each id's bytes (decode of the id alone, part of

@@ -122,9 +122,7 @@ void check_repetition_penalty(const torch::Tensor& logits, const torch::Tensor& 
   }
 }
 
-void check_generate_arguments(const g2c::transformer::TransformerLMImpl& model,
-                              const torch::Tensor& prompt_ids, std::int64_t max_new_tokens,
-                              const GenerateOptions& options) {
+void check_prompt_ids(const torch::Tensor& prompt_ids, std::int64_t vocab_size) {
   if (!prompt_ids.defined() || prompt_ids.dim() != 1) {
     throw ValueError(
         fmt::format("prompt_ids must be a 1-D tensor of token ids (T); got {}",
@@ -142,13 +140,19 @@ void check_generate_arguments(const g2c::transformer::TransformerLMImpl& model,
   }
   const auto low = prompt_ids.min().item<std::int64_t>();
   const auto high = prompt_ids.max().item<std::int64_t>();
-  if (low < 0 || high >= model.vocab_size) {
+  if (low < 0 || high >= vocab_size) {
     throw ValueError(fmt::format(
         "prompt_ids contain token ids outside the model vocab: min={}, max={}, "
-        "model.vocab_size={}. Encode prompts with a tokenizer whose vocabulary fits the model "
+        "vocab_size={}. Encode prompts with a tokenizer whose vocabulary fits the model "
         "(capped at vocab_size {})",
-        low, high, model.vocab_size, model.vocab_size));
+        low, high, vocab_size, vocab_size));
   }
+}
+
+void check_generate_arguments(const g2c::transformer::TransformerLMImpl& model,
+                              const torch::Tensor& prompt_ids, std::int64_t max_new_tokens,
+                              const GenerateOptions& options) {
+  check_prompt_ids(prompt_ids, model.vocab_size);
   if (max_new_tokens < 0) {
     throw ValueError(fmt::format("max_new_tokens must be >= 0; got {}", max_new_tokens));
   }

@@ -28,6 +28,11 @@ void check_top_p(const torch::Tensor& logits, double p);
 void check_repetition_penalty(const torch::Tensor& logits, const torch::Tensor& previous_ids,
                               double penalty);
 
+/// ValueError unless prompt_ids is a non-empty 1-D integer tensor (T) of ids in [0, vocab_size)
+/// ("prompt_ids contain token ids outside the model vocab …"): the prompt check of every decoding
+/// loop (generate, speculative decoding).
+void check_prompt_ids(const torch::Tensor& prompt_ids, std::int64_t vocab_size);
+
 /// Everything generate() and generate_cached() refuse, before any forward pass: a prompt that is
 /// not a non-empty 1-D integer tensor, ids outside [0, V) ("outside the model vocab"),
 /// max_new_tokens < 0, a temperature < 0 or not finite, top_k <= 0, top_p outside (0, 1],

@@ -47,8 +47,9 @@
 //       model, prompt, pieces,
 //       g2c::sampling::GenerateJsonOptions().max_new_tokens(64).temperature(0).mask_cache(&cache));
 //
-// Provided (constrained_provided.cpp): LogitsModel and the course model's adapter, vocab_pieces,
-// the argument check. Yours (constrained.cpp): allowed_token_mask and generate_json.
+// Provided: LogitsModel and the course model's adapter (g2c/sampling/logits_model.h), vocab_pieces
+// and the argument check (constrained_provided.cpp). Yours (constrained.cpp): allowed_token_mask
+// and generate_json.
 #pragma once
 
 #include <cstdint>
@@ -62,6 +63,7 @@
 
 #include "g2c/sampling/generate.h"
 #include "g2c/sampling/json_prefix_automaton.h"
+#include "g2c/sampling/logits_model.h"
 #include "g2c/transformer/kv_cache.h"
 #include "g2c/transformer/transformer_lm.h"
 
@@ -70,35 +72,6 @@ class TextTokenizer;
 }  // namespace g2c::tokenizer
 
 namespace g2c::sampling {
-
-/// A model as generate_json() sees it: logits for a context, the longest context it takes, its
-/// vocabulary size and its device. Module 11's generate() takes a TransformerLM; this interface
-/// lets the same loop drive the course's model, SmolLM2 and a test's fake.
-class LogitsModel {
- public:
-  virtual ~LogitsModel() = default;
-  /// context (1, T) int64 on device(), 1 <= T <= max_seq_len() -> logits (1, T', V) on any
-  /// device, whose last position scores the token after the context. T' is T, or 1 for a model
-  /// that computes the last position only.
-  virtual torch::Tensor forward(const torch::Tensor& context) = 0;
-  virtual std::int64_t max_seq_len() const = 0;
-  virtual std::int64_t vocab_size() const = 0;
-  virtual torch::Device device() const = 0;
-  torch::Tensor operator()(const torch::Tensor& context) { return forward(context); }
-};
-
-/// Module 09's TransformerLM as a LogitsModel: forward is the model's forward.
-class TransformerLogitsModel : public LogitsModel {
- public:
-  explicit TransformerLogitsModel(g2c::transformer::TransformerLMImpl& model) : model_(&model) {}
-  torch::Tensor forward(const torch::Tensor& context) override { return model_->forward(context); }
-  std::int64_t max_seq_len() const override { return model_->max_seq_len; }
-  std::int64_t vocab_size() const override { return model_->vocab_size; }
-  torch::Device device() const override { return model_->device(); }
-
- private:
-  g2c::transformer::TransformerLMImpl* model_;
-};
 
 /// Each token id decoded once, in id order: pieces[i] is what id i appends to the text. Call it
 /// once and reuse the list; it is the only tokenizer work constrained decoding needs. For any

@@ -1,5 +1,5 @@
 // Module 18, implemented for you — what constrained decoding needs around your two functions: the
-// models as LogitsModel, the vocabulary as pieces, and the argument check.
+// vocabulary as pieces and the argument check (the models' interface: logits_model.h).
 #include <algorithm>
 #include <cmath>
 

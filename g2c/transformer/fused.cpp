@@ -1,7 +1,12 @@
 #include "g2c/transformer/fused.h"
 
 #include <memory>
+#include <optional>
 #include <typeinfo>
+
+#include <fmt/format.h>
+
+#include "g2c/core/errors.h"
 
 namespace g2c::transformer {
 
@@ -26,11 +31,12 @@ torch::Tensor layer_norm(const LayerNormImpl& norm, const torch::Tensor& x) {
 }
 
 /// x (B, T, D) -> (B, T, D): module 08's multi-head attention with the fused kernel. With a
-/// cache, x holds the newest position only (T = 1): its keys and values are appended and it
-/// attends over everything cached, without a mask.
+/// cache, x holds the newest positions: their keys and values are appended, and each attends over
+/// the cached past and the new positions up to itself (one new position: everything, no mask).
 torch::Tensor attention(g2c::attention::MultiHeadAttentionImpl& attn, const torch::Tensor& x,
                         g2c::attention::LayerKVCache* cache = nullptr) {
   const auto batch = x.size(0), length = x.size(1);
+  const std::int64_t past = cache != nullptr ? cache->length() : 0;
   auto split = [&](const torch::Tensor& t) {  // (B, T, D) -> (B, H, T, d)
     // One position: (B, 1, H, d) and (B, H, 1, d) are the same numbers in the same order, so a
     // view does what the transpose does, in one operation instead of two.
@@ -45,9 +51,17 @@ torch::Tensor attention(g2c::attention::MultiHeadAttentionImpl& attn, const torc
     k = cache->k;  // (B, H, T_past + 1, d)
     v = cache->v;
   }
+  // Several new positions behind a cached past: new position i (absolute past + i) may read keys
+  // 0 .. past + i. (T, past + T), true = may attend (the fused kernel's convention).
+  std::optional<torch::Tensor> allowed;
+  if (cache != nullptr && length > 1) {
+    const auto opts = torch::TensorOptions().dtype(torch::kLong).device(x.device());
+    allowed = torch::arange(past + length, opts).unsqueeze(0) <=
+              (torch::arange(length, opts) + past).unsqueeze(1);
+  }
   // softmax(Q Kᵀ / √d, causally masked over a whole sequence) V; the default scale is 1/√d.
   const auto mixed = at::scaled_dot_product_attention(
-      q, k, v, /*attn_mask=*/{}, /*dropout_p=*/0.0,
+      q, k, v, allowed, /*dropout_p=*/0.0,
       /*is_causal=*/attn.causal && cache == nullptr);  // (B, H, T, d)
   const auto merged = length == 1 && mixed.is_contiguous()
                           ? mixed.view({batch, 1, attn.embedding_dim})  // the same, see split
@@ -79,6 +93,35 @@ torch::Tensor fused_block_forward_cached(BlockImpl& block, const torch::Tensor& 
   }
   const auto h = x + attention(*block.attn, layer_norm(*block.ln1, x), &cache);  // (B, 1, D)
   return feed_forward(block, h);
+}
+
+torch::Tensor fused_forward_extend(TransformerLMImpl& model, const torch::Tensor& ids,
+                                   KVCache& cache) {
+  model.check_input(ids);
+  if (ids.size(1) < 1) {
+    throw ValueError("fused_forward_extend needs at least one new position, ids (B, T_new >= 1)");
+  }
+  if (cache.size() != model.num_layers) {
+    throw ValueError(
+        fmt::format("the cache has {} layers but the model has {} blocks; start with "
+                    "model->empty_kv_cache()",
+                    cache.size(), model.num_layers));
+  }
+  const std::int64_t start = cache.length(), added = ids.size(1);
+  if (start + added > model.max_seq_len) {
+    throw ValueError(fmt::format(
+        "fused_forward_extend: the cache holds {} positions and {} more would pass max_seq_len {}",
+        start, added, model.max_seq_len));
+  }
+  auto x = torch::embedding(model.token_embed->weight, ids) +
+           model.pos_embed->weight.narrow(/*dim=*/0, start, added);  // (B, T_new, D)
+  for (std::size_t l = 0; l < model.blocks.size(); ++l) {
+    auto& block = *model.blocks[l];
+    const auto h = x + attention(*block.attn, layer_norm(*block.ln1, x), &cache.layers[l]);
+    x = feed_forward(block, h);  // (B, T_new, D)
+  }
+  x = layer_norm(*model.ln_final, x);                                   // (B, T_new, D)
+  return torch::linear(x, model.token_embed->weight, model.head_bias);  // (B, T_new, V)
 }
 
 torch::Tensor FusedTransformerLMImpl::forward(const torch::Tensor& ids) {

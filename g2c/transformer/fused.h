@@ -13,7 +13,8 @@
 // LayerNorm is one kernel forward and one backward instead of six elementwise ones.
 //
 // Generation (forward_cached) takes the same path, one position at a time, so a cached step
-// dispatches a fraction of the operators of a full forward.
+// dispatches a fraction of the operators of a full forward; fused_forward_extend feeds several
+// positions through the cache in one pass.
 //
 // The lesson's path is the default everywhere: an exercise runs the fast path only when asked
 // (`10_pretrain --fused`). tests/framework/fused_checks.cpp proves both paths give the same logits
@@ -63,5 +64,16 @@ torch::Tensor fused_block_forward(BlockImpl& block, const torch::Tensor& x);
 /// `cache` and attending over everything cached (no mask: the cache holds only the past).
 torch::Tensor fused_block_forward_cached(BlockImpl& block, const torch::Tensor& x,
                                          g2c::attention::LayerKVCache& cache);
+
+/// Several positions at once through the cache: ids (B, T_new) take positions cache.length() ..
+/// cache.length() + T_new - 1; every block appends their keys and values, and each new position
+/// attends over the cached past and the new positions up to itself. Returns logits (B, T_new, V),
+/// equal (up to rounding) to the last T_new rows of model.forward() on the whole sequence, and to
+/// T_new calls of forward_cached. One pass scores a whole block of draft tokens: speculative
+/// decoding's verification (g2c/specdec). Runs the fused kernels whatever `model`'s own forward
+/// is. ValueError when ids is not (B, T_new) with T_new >= 1 in [0, V), the cache has another
+/// number of layers, or the positions would pass max_seq_len.
+torch::Tensor fused_forward_extend(TransformerLMImpl& model, const torch::Tensor& ids,
+                                   KVCache& cache);
 
 }  // namespace g2c::transformer

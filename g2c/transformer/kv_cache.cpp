@@ -36,6 +36,16 @@ std::int64_t KVCache::length() const {
   return lengths.front();
 }
 
+void KVCache::truncate(std::int64_t new_length) {
+  const std::int64_t held = length();  // also refuses layers that disagree
+  if (new_length < 0 || new_length > held) {
+    throw ValueError(
+        fmt::format("KVCache::truncate: the cache holds {} positions; cannot keep {} (pass 0..{})",
+                    held, new_length, held));
+  }
+  for (auto& layer : layers) layer.truncate(new_length);
+}
+
 void KVCache::clear() {
   for (auto& layer : layers) layer.clear();
 }

@@ -3,8 +3,9 @@
 //
 // Dimension legend: B batch, H num_heads, T cached positions, d head_dim.
 // layers[l].k, layers[l].v: (B, H, T, d) for block l. Generating one token appends one position to
-// every layer; nothing is ever recomputed, evicted or rolled. A model's empty_kv_cache() reserves
-// max_seq_len positions per layer, so appending never reallocates.
+// every layer; nothing is ever recomputed or evicted (truncate drops the positions a speculative
+// decoder rolls back). A model's empty_kv_cache() reserves max_seq_len positions per layer, so
+// appending never reallocates.
 #pragma once
 
 #include <cstdint>
@@ -28,6 +29,11 @@ struct KVCache {
   /// The number of positions every layer holds (0 for no layers). ValueError when the layers
   /// disagree — a half-finished update, which would put the next token at the wrong position.
   std::int64_t length() const;
+
+  /// Keeps the first `length` positions of every layer and drops the rest (a speculative decoder's
+  /// rollback of rejected draft tokens; the next token takes position `length`). ValueError for a
+  /// length outside [0, length()], before any layer changes.
+  void truncate(std::int64_t length);
 
   /// Empties every layer (the cache can then start a new sequence).
   void clear();

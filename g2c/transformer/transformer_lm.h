@@ -96,6 +96,11 @@ class TransformerLMImpl : public g2c::nn::Module {
   /// Example: ids (3, 5) with V = 12 -> (3, 5, 12).
   torch::Tensor forward(const torch::Tensor& ids) override;
 
+  /// The residual stream after ln_final, before the tied head: ids (B, T) -> (B, T, D), what
+  /// forward() multiplies by token_embed.weightᵀ (a multi-token-prediction head reads it). The
+  /// same ValueErrors as forward().
+  torch::Tensor hidden_states(const torch::Tensor& ids);
+
   /// One empty layer cache per block, for forward_cached, each with room for max_seq_len positions.
   KVCache empty_kv_cache() const;
 

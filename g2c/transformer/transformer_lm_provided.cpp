@@ -99,6 +99,12 @@ void TransformerLMImpl::reset() {
   head_bias = head->bias;
 }
 
+torch::Tensor TransformerLMImpl::hidden_states(const torch::Tensor& ids) {
+  auto x = embed_sequence(ids, token_embed, pos_embed, "TransformerLM");  // (B, T, D)
+  for (auto& block : blocks) x = block(x);                                // (B, T, D)
+  return ln_final(x);                                                     // (B, T, D)
+}
+
 KVCache TransformerLMImpl::empty_kv_cache() const {
   return KVCache::empty(num_layers, /*capacity=*/max_seq_len);  // the most positions it can hold
 }

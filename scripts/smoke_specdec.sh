@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Runs the Beyond specdec ladder exercise at a tiny size: module 12's smoke preset trains three
+# small rungs into the temporary folder (never the project's artifacts/), the two smaller draft for
+# the largest, and speculative_decoding's JSON is checked: greedy output identical on every prompt,
+# every drafter and k (the cached fast path and the lesson's loop), the account consistent (tokens
+# per pass within [1, k + 1], acceptance within [0, 1]), positive speeds and costs, a break-even
+# acceptance in [0, 1] or none, and the three figures.
+#   scripts/smoke_specdec.sh [build dir]      (default build/reference)
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
+
+"$bin/12_scaling" --quiet --no-plot --threads 1 --preset smoke --out "$out/scaling" \
+  --artifact-dir "$out/ladder" >/dev/null
+mapfile -t rungs < <("$python" - "$out/ladder" <<'PY'
+import json, pathlib, sys
+folders = [p for p in pathlib.Path(sys.argv[1]).iterdir() if (p / "manifest.json").exists()]
+for p in sorted(folders, key=lambda p: json.loads((p / "manifest.json").read_text())["parameter_count"]):
+    print(p)
+PY
+)
+[[ ${#rungs[@]} == 3 ]] || { echo "smoke_specdec: expected three rungs, got ${#rungs[@]}"; exit 1; }
+"$bin/beyond_specdec_ladder" "${common[@]}" --threads 1 --target "${rungs[2]}" \
+  --drafters "${rungs[0]}" "${rungs[1]}" --prompts 3 --prompt-tokens 8 --new-tokens 12 --ks 1 3 \
+  --repeats 1 --lesson-k 2 >/dev/null
+
+"$python" - "$out/specdec_ladder.json" <<'PY'
+import json, math, sys
+doc = json.load(open(sys.argv[1]))
+problems = []
+check = lambda ok, what: ok or problems.append(what)
+for key in ["program", "config", "target", "drafters", "all_identical", "sample", "figures"]:
+    check(key in doc, f"specdec_ladder.json: no {key!r}")
+config = doc["config"]
+prompts = config["prompts"]
+check(doc["all_identical"] is True, "greedy output identical everywhere")
+check(doc["target"]["greedy_cached_identical_prompts"] == prompts, "the cached greedy baseline identical")
+check(len(doc["drafters"]) == 2, f"two drafters, got {len(doc['drafters'])}")
+check(0 <= doc["target"]["greedy_distinct_4gram_share"] <= 1, "a share of 4-grams")
+for name in ["greedy_tokens_per_second", "greedy_lesson_cached_tokens_per_second",
+             "greedy_cached_tokens_per_second"]:
+    value = doc["target"][name]
+    check(math.isfinite(value) and value > 0, f"target {name} {value}")
+for drafter in doc["drafters"]:
+    check([row["k"] for row in drafter["per_k"]] == config["ks"], f"{drafter['name']}: one row per k")
+    for row in drafter["per_k"]:
+        k, where = row["k"], f"{drafter['name']} k {row['k']}"
+        check(row["identical_prompts"] == prompts, f"{where}: identical on every prompt")
+        for name in ["acceptance_rate", "acceptance_rate_first_16"]:
+            check(0 <= row[name] <= 1, f"{where}: {name} {row[name]}")
+        check(1 <= row["tokens_per_pass"] <= k + 1, f"{where}: tokens per pass {row['tokens_per_pass']}")
+        check(abs(row["target_passes"] * row["tokens_per_pass"] - prompts * config["new_tokens"]) < 1e-6,
+              f"{where}: passes x tokens per pass = every generated token")
+        for name in ["tokens_per_second", "greedy_cached_tokens_per_second",
+                     "speedup_over_greedy_cached", "predicted_speedup", "drafter_step_cost",
+                     "verify_pass_cost"]:
+            check(math.isfinite(row[name]) and row[name] > 0, f"{where}: {name} {row[name]}")
+        even = row["break_even_acceptance"]
+        check(even is None or 0 <= even <= 1, f"{where}: break-even {even}")
+    lesson = drafter["lesson"]
+    check(lesson["identical_prompts"] == prompts, f"{drafter['name']}: the lesson loop identical")
+    for name in ["tokens_per_second", "greedy_tokens_per_second", "speedup_over_greedy"]:
+        check(lesson[name] > 0, f"{drafter['name']}: lesson {name}")
+check(len(doc["figures"]) == 3, f"three figures, got {len(doc['figures'])}")
+if problems:
+    print("\n".join(problems))
+    sys.exit(1)
+print("ok specdec_ladder.json")
+PY
