@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Runs the Beyond specdec ladder exercise at a tiny size: module 12's smoke preset trains three
-# small rungs into the temporary folder (never the project's artifacts/), the two smaller draft for
-# the largest, and speculative_decoding's JSON is checked: greedy output identical on every prompt,
+# Runs the Beyond specdec exercises at a tiny size: module 12's smoke preset trains three small
+# rungs into the temporary folder (never the project's artifacts/). The ladder: the two smaller
+# draft for the largest, and its JSON is checked: greedy output identical on every prompt,
 # every drafter and k (the cached fast path and the lesson's loop), the account consistent (tokens
 # per pass within [1, k + 1], acceptance within [0, 1]), positive speeds and costs, a break-even
-# acceptance in [0, 1] or none, and the three figures.
+# acceptance in [0, 1] or none, and the three figures. The MTP head: a few steps on the largest
+# rung, self-speculation and a separate drafter identical to greedy decoding, one or two tokens a
+# base pass, the losses before and after, two figures.
 #   scripts/smoke_specdec.sh [build dir]      (default build/reference)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
@@ -65,4 +67,36 @@ if problems:
     print("\n".join(problems))
     sys.exit(1)
 print("ok specdec_ladder.json")
+PY
+
+"$bin/beyond_specdec_mtp" "${common[@]}" --threads 1 --base "${rungs[2]}" --drafter "${rungs[0]}" \
+  --steps 3 --batch 2 --eval-batches 1 --prompts 2 --prompt-tokens 6 --new-tokens 8 --repeats 1 \
+  >/dev/null
+
+"$python" - "$out/specdec_mtp.json" <<'PY'
+import json, math, sys
+doc = json.load(open(sys.argv[1]))
+problems = []
+check = lambda ok, what: ok or problems.append(what)
+for key in ["program", "config", "head", "run", "ways", "all_identical", "figures"]:
+    check(key in doc, f"specdec_mtp.json: no {key!r}")
+check(doc["all_identical"] is True, "self-speculation and the drafter identical to greedy")
+head = doc["head"]
+check(0 < head["parameters"] and head["base_parameters"] > 0, "the head's and the base's sizes")
+for when in ["before", "after"]:
+    for name, value in head[when].items():
+        check(math.isfinite(value) and value >= 0, f"head {when} {name} {value}")
+    check(0 <= head[when]["head_two_ahead_accuracy"] <= 1, f"{when}: an accuracy")
+check(len(doc["run"]["steps"]) == len(doc["run"]["val_loss"]) > 0, "the curves")
+check(len(doc["ways"]) == 2, f"two ways of drafting, got {len(doc['ways'])}")
+for way in doc["ways"]:
+    check(way["identical_prompts"] == doc["config"]["prompts"], f"{way['name']}: identical")
+    check(0 <= way["acceptance_rate"] <= 1, f"{way['name']}: acceptance")
+    check(1 <= way["tokens_per_pass"] <= 2, f"{way['name']}: one or two tokens a pass")
+    check(way["tokens_per_second"] > 0 and way["speedup_over_greedy"] > 0, f"{way['name']}: speed")
+check(len(doc["figures"]) == 2, f"two figures, got {len(doc['figures'])}")
+if problems:
+    print("\n".join(problems))
+    sys.exit(1)
+print("ok specdec_mtp.json")
 PY

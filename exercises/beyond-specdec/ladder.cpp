@@ -20,6 +20,7 @@
 
 #include <fmt/format.h>
 
+#include "exercises/beyond-specdec/prompts.h"
 #include "exercises/common/cli.h"
 #include "exercises/common/data.h"
 #include "exercises/common/figures.h"
@@ -40,32 +41,6 @@ namespace {
 
 using g2c::exercises::Figure;
 using g2c::exercises::Series;
-
-std::vector<std::int64_t> as_vector(const torch::Tensor& ids) {
-  const auto flat = ids.to(torch::kCPU, torch::kLong).contiguous();
-  return {flat.data_ptr<std::int64_t>(), flat.data_ptr<std::int64_t>() + flat.numel()};
-}
-
-/// Seconds of `first()` and of `second()`, timed in alternation `repeats` times after one untimed
-/// call of each (the machine's drift then touches both alike): {median first, median second,
-/// median of the per-round ratios first / second}.
-template <typename First, typename Second>
-std::array<double, 3> paired_seconds(First&& first, Second&& second, std::int64_t repeats) {
-  const auto seconds = [](auto&& body) {
-    const auto start = std::chrono::steady_clock::now();
-    body();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  first();
-  second();
-  std::vector<double> a, b, ratio;
-  for (std::int64_t r = 0; r < repeats; ++r) {
-    a.push_back(seconds(first));
-    b.push_back(seconds(second));
-    ratio.push_back(a.back() / b.back());
-  }
-  return {g2c::exercises::median(a), g2c::exercises::median(b), g2c::exercises::median(ratio)};
-}
 
 /// The share of an id sequence's n-grams that occur once in it: 1 for text that never repeats
 /// itself, near 0 for a loop ("the the the ...").
@@ -142,23 +117,16 @@ int main(int argc, char** argv) {
     }
 
     // Prompts: windows of the held-out tenth of module 10's text, at seeded positions.
-    const auto text = g2c::exercises::load_tinyshakespeare().substr(0, 1'000'000);
-    const auto held_out = g2c::pretraining::split_token_stream(target.encode(text), 0.9).val;
-    auto generator = at::make_generator<at::CPUGeneratorImpl>(options.seed);
-    const auto starts = torch::randint(held_out.numel() - prompt_tokens, {prompts}, generator,
-                                       torch::TensorOptions().dtype(torch::kLong));
-    std::vector<torch::Tensor> prompt_ids;
-    for (std::int64_t p = 0; p < prompts; ++p) {
-      prompt_ids.push_back(held_out.narrow(0, starts[p].item<std::int64_t>(), prompt_tokens));
-    }
+    const auto prompt_ids =
+        g2c::exercises::held_out_prompts(target, prompts, prompt_tokens, options.seed);
     const double total_tokens = static_cast<double>(prompts * new_tokens);
     const auto greedy = g2c::sampling::GenerateOptions().temperature(0.0);
 
     // The reference: module 11's greedy decoding, timed with and without its cache.
     std::vector<std::vector<std::int64_t>> reference;
     for (const auto& prompt : prompt_ids) {
-      reference.push_back(
-          as_vector(g2c::sampling::generate(target.artifact.model, prompt, new_tokens, greedy)));
+      reference.push_back(g2c::exercises::id_vector(
+          g2c::sampling::generate(target.artifact.model, prompt, new_tokens, greedy)));
     }
     const auto time_all = [&](auto&& run_one) {
       return g2c::exercises::median_ms(
@@ -178,7 +146,7 @@ int main(int argc, char** argv) {
     g2c::sampling::TransformerLogitsModel target_scorer(*target.artifact.model);
     std::int64_t baseline_identical = 0;
     for (std::size_t p = 0; p < prompt_ids.size(); ++p) {
-      baseline_identical += as_vector(g2c::specdec::greedy_generate_cached(
+      baseline_identical += g2c::exercises::id_vector(g2c::specdec::greedy_generate_cached(
                                 target_scorer, prompt_ids[p], new_tokens)) == reference[p];
     }
     const double plain_cached_seconds = time_all([&](const torch::Tensor& prompt) {
@@ -215,7 +183,7 @@ int main(int argc, char** argv) {
       target_scorer.forward(prompt.to(device), target_cache);
       const auto block = prompt_ids.front().narrow(0, 0, tokens).unsqueeze(0).to(model.device());
       const auto one = prompt_ids.front().narrow(0, 0, 1).unsqueeze(0).to(device);
-      return paired_seconds(
+      return g2c::exercises::paired_seconds(
           [&] {
             for (int i = 0; i < 20; ++i) {
               model.forward(block, model_cache);
@@ -246,11 +214,8 @@ int main(int argc, char** argv) {
         for (std::size_t p = 0; p < prompt_ids.size(); ++p) {
           const auto run = g2c::specdec::speculative_generate_cached(target_scorer, drafter_scorer,
                                                                      prompt_ids[p], new_tokens, k);
-          identical += as_vector(run.ids) == reference[p] ? 1 : 0;
-          total.target_passes += run.stats.target_passes;
-          total.drafted += run.stats.drafted;
-          total.accepted += run.stats.accepted;
-          total.generated += run.stats.generated;
+          identical += g2c::exercises::id_vector(run.ids) == reference[p] ? 1 : 0;
+          total += run.stats;
         }
         all_identical = all_identical && identical == prompts;
         // Acceptance on the first 16 new tokens alone, before most continuations loop.
@@ -258,11 +223,10 @@ int main(int argc, char** argv) {
         for (const auto& prompt : prompt_ids) {
           const auto run = g2c::specdec::speculative_generate_cached(
               target_scorer, drafter_scorer, prompt, std::min<std::int64_t>(16, new_tokens), k);
-          early.drafted += run.stats.drafted;
-          early.accepted += run.stats.accepted;
+          early += run.stats;
         }
         // The fast path and its baseline timed in alternation.
-        const auto [spec_seconds, greedy_seconds, ratio] = paired_seconds(
+        const auto [spec_seconds, greedy_seconds, ratio] = g2c::exercises::paired_seconds(
             [&] {
               for (const auto& prompt : prompt_ids) {
                 g2c::specdec::speculative_generate_cached(target_scorer, drafter_scorer, prompt,
@@ -303,10 +267,10 @@ int main(int argc, char** argv) {
       for (std::size_t p = 0; p < prompt_ids.size(); ++p) {
         const auto run = g2c::specdec::speculative_generate(target_scorer, drafter_scorer,
                                                             prompt_ids[p], new_tokens, lesson_k);
-        lesson_identical += as_vector(run.ids) == reference[p] ? 1 : 0;
+        lesson_identical += g2c::exercises::id_vector(run.ids) == reference[p] ? 1 : 0;
       }
       all_identical = all_identical && lesson_identical == prompts;
-      const auto [lesson_seconds, generate_seconds, lesson_ratio] = paired_seconds(
+      const auto [lesson_seconds, generate_seconds, lesson_ratio] = g2c::exercises::paired_seconds(
           [&] {
             for (const auto& prompt : prompt_ids) {
               g2c::specdec::speculative_generate(target_scorer, drafter_scorer, prompt, new_tokens,
@@ -372,7 +336,7 @@ int main(int argc, char** argv) {
     result["drafters"] = drafters_json;
     result["all_identical"] = all_identical;
     result["sample"] = {
-        {"prompt", target.tokenizer.decode(as_vector(prompt_ids.front()))},
+        {"prompt", target.tokenizer.decode(g2c::exercises::id_vector(prompt_ids.front()))},
         {"continuation", target.tokenizer.decode(std::vector<std::int64_t>(
                              reference.front().begin() + prompt_tokens, reference.front().end()))}};
     result["ks"] = ks;

@@ -17,13 +17,14 @@ WindowSampler::WindowSampler(torch::Tensor stream, std::int64_t context_length,
       batch_size_(batch_size),
       rule_(rule),
       generator_(at::make_generator<at::CPUGeneratorImpl>(seed)) {
-  const std::int64_t minimum = rule == TargetRule::kWithinWindow ? 2 : 1;
+  const std::int64_t minimum =
+      rule == TargetRule::kTwoAhead ? 3 : (rule == TargetRule::kWithinWindow ? 2 : 1);
   if (context_length < minimum || batch_size < 1) {
     throw ValueError(
         fmt::format("a batch needs context_length >= {} and batch_size >= 1, got {} and {}",
                     minimum, context_length, batch_size));
   }
-  // A window is T + 1 tokens for kNextToken and T for kWithinWindow: get_batch's context is one
+  // A window is T + 1 tokens for kNextToken and T for the others: get_batch's context is one
   // shorter, its next token completes the window.
   const std::int64_t window = rule == TargetRule::kNextToken ? context_length + 1 : context_length;
   g2c::lm::check_stream(stream_, window - 1, "the token stream");
@@ -36,6 +37,9 @@ TokenBatch WindowSampler::draw(at::Generator& generator) const {
   const auto windows = torch::cat({batch.x, batch.y.unsqueeze(1)}, /*dim=*/1);  // (B, context + 1)
   if (rule_ == TargetRule::kNextToken) {
     return {windows.narrow(1, 0, context_length_), windows.narrow(1, 1, context_length_)};
+  }
+  if (rule_ == TargetRule::kTwoAhead) {
+    return {windows, windows.narrow(1, 2, context_length_ - 2)};  // (B, T), (B, T - 2)
   }
   return {windows, windows.narrow(1, 1, context_length_ - 1)};  // (B, T), (B, T - 1)
 }

@@ -12,7 +12,7 @@
 namespace g2c::exercises {
 
 /// What a model reads and what it is scored against: position t of the logits is scored against
-/// targets[:, t]. inputs (B, T) int64; targets (B, T) or (B, T - 1) int64.
+/// targets[:, t]. inputs (B, T) int64; targets (B, T), (B, T - 1) or (B, T - 2) int64.
 struct TokenBatch {
   torch::Tensor inputs;
   torch::Tensor targets;
@@ -27,6 +27,10 @@ enum class TargetRule {
   /// the next token of the same window. Module 07's strip-the-mask experiment: a position that
   /// may look ahead sees its own answer in the input.
   kWithinWindow,
+  /// inputs = a window of T tokens, targets = its last T - 2: position t is scored against the
+  /// token two after it (a multi-token-prediction head, g2c/specdec/mtp.h, whose row t reads the
+  /// trunk at t and the token at t + 1).
+  kTwoAhead,
 };
 
 /// Random windows of one token stream, reproducible from a seed. Each draw is module 06's

@@ -1,10 +1,13 @@
-// Timing helpers: waiting for the device before reading the clock, and medians of repeated
-// timings, of numbers or of a piece of work (the middle of several runs is robust to the one run
-// that shared its core with something else, which a mean is not).
+// Timing helpers: waiting for the device before reading the clock, medians of repeated timings,
+// of numbers or of a piece of work, and two pieces of work timed in alternation (the middle of
+// several runs is robust to the one run that shared its core with something else, which a mean is
+// not).
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <chrono>
+#include <cstdint>
 #include <vector>
 
 #include <torch/torch.h>
@@ -43,6 +46,28 @@ double median_ms(Body&& body, int repeats, const torch::Device& device = torch::
             .count());
   }
   return median(times);
+}
+
+/// Seconds of `first()` and of `second()`, timed in alternation `repeats` times after one untimed
+/// call of each, so that the machine's drift touches both alike: {median first, median second,
+/// median of the per-round ratios first / second}. For CPU work (no device fence).
+/// Example: const auto [spec, plain, ratio] = paired_seconds(run_spec, run_plain, 3).
+template <typename First, typename Second>
+std::array<double, 3> paired_seconds(First&& first, Second&& second, std::int64_t repeats) {
+  const auto seconds = [](auto&& body) {
+    const auto start = std::chrono::steady_clock::now();
+    body();
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  first();
+  second();
+  std::vector<double> a, b, ratio;
+  for (std::int64_t r = 0; r < repeats; ++r) {
+    a.push_back(seconds(first));
+    b.push_back(seconds(second));
+    ratio.push_back(a.back() / b.back());
+  }
+  return {median(a), median(b), median(ratio)};
 }
 
 }  // namespace g2c::exercises

@@ -41,6 +41,8 @@ struct SpecStats {
 
   /// Adds one pass: target_passes += 1 and the three counts.
   void record(std::int64_t drafted_now, std::int64_t accepted_now, std::int64_t generated_now);
+  /// Adds another run's counts: the account of several runs (prompts) together.
+  SpecStats& operator+=(const SpecStats& other);
   /// accepted / drafted; 0 before anything was drafted.
   double acceptance_rate() const;
   /// generated / target_passes, the headline number (plain decoding scores 1); 0 before any pass.

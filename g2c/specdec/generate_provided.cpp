@@ -18,6 +18,14 @@ void SpecStats::record(std::int64_t drafted_now, std::int64_t accepted_now,
   generated += generated_now;
 }
 
+SpecStats& SpecStats::operator+=(const SpecStats& other) {
+  target_passes += other.target_passes;
+  drafted += other.drafted;
+  accepted += other.accepted;
+  generated += other.generated;
+  return *this;
+}
+
 double SpecStats::acceptance_rate() const {
   return drafted > 0 ? static_cast<double>(accepted) / static_cast<double>(drafted) : 0.0;
 }

@@ -19,12 +19,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <utility>
 
 #include "g2c/core/torch.h"
 #include "g2c/nn/linear.h"
 #include "g2c/nn/module.h"
+#include "g2c/specdec/generate.h"
 #include "g2c/transformer/block.h"
 #include "g2c/transformer/layer_norm.h"
 #include "g2c/transformer/transformer_lm.h"
@@ -72,5 +74,18 @@ void check_mtp_loss_inputs(const torch::Tensor& mtp_logits, const torch::Tensor&
 /// after (the draft the next pass verifies). No autograd.
 std::pair<std::int64_t, std::int64_t> mtp_propose(g2c::transformer::TransformerLMImpl& base,
                                                   MTPHeadImpl& head, const torch::Tensor& ctx_ids);
+
+/// Self-speculation with the head, greedy, k 1: the model drafts for itself. The first pass gives
+/// the base's token and the head's draft after it; then each base pass over the context and the
+/// draft d verifies it and drafts again from the same hidden states:
+///   hidden = base.hidden_states(ids ++ [d])          (1, T + 1, D), ids cropped to max_seq_len − 1
+///   rows   = the tied head on the last two positions  (2, V): d's check and the bonus
+///   {n, next} = greedy_verify([d], rows)              emit d when accepted, then next
+///   d' = argmax head(hidden of next's predecessor, next)   the next draft, no extra trunk pass
+/// One trunk pass per one or two tokens; the ids are module 11's greedy generate's inside the
+/// window. ValueError for a prompt check_prompt_ids refuses or max_new_tokens < 0. No autograd.
+SpeculativeResult mtp_generate(g2c::transformer::TransformerLMImpl& base, MTPHeadImpl& head,
+                               const torch::Tensor& prompt_ids, std::int64_t max_new_tokens,
+                               std::optional<std::int64_t> eos_id = std::nullopt);
 
 }  // namespace g2c::specdec

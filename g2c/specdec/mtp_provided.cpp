@@ -1,10 +1,14 @@
 // Beyond module specdec, implemented for you: the trunk's hidden states, the MTP head's
-// construction and checks, the loss's shape checks, and self-speculation's draft.
+// construction and checks, the loss's shape checks, and self-speculation (its draft, its loop).
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "g2c/core/errors.h"
 #include "g2c/core/shapes.h"
+#include "g2c/sampling/checks.h"
 #include "g2c/specdec/mtp.h"
+#include "g2c/specdec/verify.h"
 
 namespace g2c::specdec {
 
@@ -75,6 +79,75 @@ std::pair<std::int64_t, std::int64_t> mtp_propose(g2c::transformer::TransformerL
   const auto next1 = logits1[0][0].argmax().item<std::int64_t>();  // the base's own token
   const auto logits2 = head.forward(last, torch::tensor({{next1}}, torch::kLong).to(base.device()));
   return {next1, logits2[0][0].argmax().item<std::int64_t>()};  // (next1, the draft)
+}
+
+namespace {
+
+/// The base's tied head on hidden states (…, D) -> (…, V).
+torch::Tensor base_logits(g2c::transformer::TransformerLMImpl& base, const torch::Tensor& hidden) {
+  return torch::matmul(hidden, base.token_embed->weight.t()) + base.head_bias;
+}
+
+/// The head's greedy guess after `next`, from the hidden state (1, 1, D) of next's predecessor.
+std::int64_t head_draft(MTPHeadImpl& head, const torch::Tensor& hidden, std::int64_t next) {
+  const auto ids = torch::tensor({{next}}, torch::kLong).to(hidden.device());
+  return head.forward(hidden, ids)[0][0].argmax().item<std::int64_t>();
+}
+
+}  // namespace
+
+SpeculativeResult mtp_generate(g2c::transformer::TransformerLMImpl& base, MTPHeadImpl& head,
+                               const torch::Tensor& prompt_ids, std::int64_t max_new_tokens,
+                               std::optional<std::int64_t> eos_id) {
+  g2c::sampling::check_prompt_ids(prompt_ids, base.vocab_size);
+  if (max_new_tokens < 0) {
+    throw ValueError(fmt::format("max_new_tokens must be >= 0; got {}", max_new_tokens));
+  }
+  torch::NoGradGuard no_grad;
+  const auto device = base.device();
+  auto ids = prompt_ids.to(torch::kCPU, torch::kLong).clone();  // (T)
+  SpecStats stats;
+  if (max_new_tokens == 0) return {ids, stats};
+  const auto tail = [&](std::int64_t length) {
+    const std::int64_t keep = std::min(ids.size(0), length);
+    return ids.narrow(0, ids.size(0) - keep, keep);
+  };
+
+  // The first pass: the base's own token, and the head's draft after it.
+  auto hidden = base.hidden_states(tail(base.max_seq_len).unsqueeze(0).to(device));  // (1, T, D)
+  auto last = hidden.narrow(1, hidden.size(1) - 1, 1);                               // (1, 1, D)
+  std::int64_t next = base_logits(base, last)[0][0].argmax().item<std::int64_t>();
+  std::int64_t draft = head_draft(head, last, next);
+  stats.record(0, 0, 1);
+  ids = torch::cat({ids, torch::tensor({next}, torch::kLong)});
+  bool stopped = eos_id && next == *eos_id;
+
+  while (!stopped && stats.generated < max_new_tokens) {
+    // One trunk pass over the context and the draft: its last two rows check the draft and give
+    // the bonus.
+    const auto seq = torch::cat({tail(base.max_seq_len - 1), torch::tensor({draft}, torch::kLong)});
+    hidden = base.hidden_states(seq.unsqueeze(0).to(device));  // (1, T + 1, D)
+    const auto two = hidden.narrow(1, hidden.size(1) - 2, 2);  // (1, 2, D)
+    const auto rows = base_logits(base, two)[0].cpu();         // (2, V)
+    const auto [n, correction] = greedy_verify(torch::tensor({draft}, torch::kLong), rows);
+    auto emitted = n == 1 ? torch::tensor({draft, correction}, torch::kLong)
+                          : torch::tensor({correction}, torch::kLong);
+    emitted = emitted.narrow(0, 0, std::min(emitted.size(0), max_new_tokens - stats.generated));
+    if (eos_id) {
+      const auto hits = (emitted == *eos_id).nonzero();
+      if (hits.size(0) > 0) {
+        emitted = emitted.narrow(0, 0, hits[0][0].item<std::int64_t>() + 1);
+        stopped = true;
+      }
+    }
+    stats.record(1, n, emitted.size(0));
+    ids = torch::cat({ids, emitted});
+    // The next draft rides along: the hidden state of the correction's predecessor — the draft's
+    // position when it was accepted, the last context position otherwise.
+    next = correction;
+    draft = head_draft(head, two.narrow(1, n, 1), next);
+  }
+  return {ids, stats};
 }
 
 }  // namespace g2c::specdec

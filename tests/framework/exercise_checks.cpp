@@ -176,6 +176,12 @@ TEST_CASE("window_sampler_cuts_consecutive_windows", "[exercises]") {
   CHECK(b.targets.sizes() == torch::IntArrayRef({5, 6}));
   CHECK(torch::equal(b.targets, b.inputs + 1));
 
+  WindowSampler two_ahead(stream, 6, 5, TargetRule::kTwoAhead, 1);
+  const auto c = two_ahead.next();
+  CHECK(c.inputs.sizes() == torch::IntArrayRef({5, 6}));
+  CHECK(torch::equal(c.targets, c.inputs.narrow(1, 2, 4)));  // position t -> the token at t + 2
+  CHECK_THROWS_AS(WindowSampler(stream, 2, 5, TargetRule::kTwoAhead, 1), g2c::ValueError);
+
   const auto first = within.fixed(3, 7), second = within.fixed(3, 7);
   for (std::size_t i = 0; i < first.size(); ++i)
     CHECK(torch::equal(first[i].inputs, second[i].inputs));

@@ -5,7 +5,8 @@
 // the hybrid and MoE models, SmolLM2 dense and packed) against their models' own forward — and the
 // named fast path, speculative_generate_cached, and its baseline greedy_generate_cached, against
 // the lesson's loop and module 11's greedy generate, token for token; mtp_loss against LibTorch's
-// cross_entropy; mtp_propose against the base's and the head's own argmax.
+// cross_entropy; mtp_propose against the base's and the head's own argmax; mtp_generate (self-
+// speculation) against module 11's greedy generate, with its account.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -317,4 +318,48 @@ TEST_CASE("mtp_propose_reads_one_trunk_pass", "[specdec]") {
                      .item<std::int64_t>());
   CHECK_THROWS_WITH(head->forward(hidden, torch::zeros({1, 2}, torch::kLong)),
                     Catch::Contains("next_ids must be (B, T')"));
+}
+
+TEST_CASE("mtp_generate_is_greedy_decoding_one_or_two_tokens_a_pass", "[specdec]") {
+  auto base = random_lm(18, 24, 16, 2, 2, 40);
+  torch::manual_seed(19);
+  g2c::specdec::MTPHead head(base);
+  for (const std::int64_t prompt_length : {1, 6}) {
+    const auto prompt = torch::randint(0, 24, {prompt_length}, torch::kLong);
+    const auto greedy = g2c::sampling::generate(base, prompt, 25,
+                                                g2c::sampling::GenerateOptions().temperature(0.0));
+    const auto run = g2c::specdec::mtp_generate(*base, *head, prompt, 25);
+    INFO("prompt of " << prompt_length << ": " << run.stats);
+    CHECK(as_vector(run.ids) == as_vector(greedy));
+    CHECK(run.stats.generated == 25);
+    // The first pass emits the base's token; every later one checks one draft and emits the
+    // accepted draft and the base's token after it (the last pass possibly cut by the budget).
+    CHECK(run.stats.drafted == run.stats.target_passes - 1);
+    CHECK(run.stats.generated <= run.stats.target_passes + run.stats.accepted);
+    CHECK(run.stats.generated >= run.stats.target_passes + run.stats.accepted - 1);
+
+    const auto eos = as_vector(greedy)[static_cast<std::size_t>(prompt_length) + 4];
+    const auto stopped = g2c::specdec::mtp_generate(*base, *head, prompt, 25, eos);
+    const auto expected = g2c::sampling::generate(
+        base, prompt, 25, g2c::sampling::GenerateOptions().temperature(0.0).eos_id(eos));
+    CHECK(as_vector(stopped.ids) == as_vector(expected));
+  }
+  CHECK(g2c::specdec::mtp_generate(*base, *head, torch::tensor({3}, torch::kLong), 0).ids.numel() ==
+        1);
+  CHECK_THROWS_AS(g2c::specdec::mtp_generate(*base, *head, torch::tensor({3}, torch::kLong), -1),
+                  g2c::ValueError);
+}
+
+TEST_CASE("spec_stats_add_up_over_runs", "[specdec]") {
+  g2c::specdec::SpecStats total, one, two;
+  one.record(4, 3, 4);
+  two.record(2, 0, 1);
+  two.record(2, 2, 3);
+  total += one;
+  total += two;
+  CHECK(total.target_passes == 3);
+  CHECK(total.drafted == 8);
+  CHECK(total.accepted == 5);
+  CHECK(total.generated == 8);
+  CHECK(total.tokens_per_pass() == Approx(8.0 / 3.0));
 }
