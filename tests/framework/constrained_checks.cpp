@@ -29,6 +29,7 @@
 #include "g2c/tokenizer/text_tokenizer.h"
 #include "g2c_test.h"
 #include "one_thread.h"
+#include "smollm2.h"
 #include "tiny_llama.h"
 
 using g2c::pretrained::vocab_pieces;  // SmolLM2's tokenizer
@@ -564,11 +565,7 @@ TEST_CASE("the_cached_llama_adapter_equals_the_full_forward", "[constrained]") {
 }
 
 TEST_CASE("smollm2_writes_json_that_parses_under_the_grammar", "[constrained]") {
-  try {
-    g2c::pretrained::pretrained_model_file("SmolLM2-135M-Instruct");
-  } catch (const g2c::ValueError& error) {
-    G2C_SKIP(error.what());
-  }
+  G2C_SKIP_WITHOUT_SMOLLM2();
   auto smol = g2c::pretrained::load_pretrained_model("SmolLM2-135M-Instruct",
                                                      g2c::pretrained::LoadOptions().packed(true));
   const auto vocab = smol.model->options.vocab_size();

@@ -14,6 +14,7 @@
 #include "g2c/core/errors.h"
 #include "g2c/rag/rag.h"
 #include "g2c_test.h"
+#include "smollm2.h"
 
 using g2c::rag::Chunk;
 
@@ -101,11 +102,7 @@ TEST_CASE("bm25_index_equals_the_formula_chunk_by_chunk", "[rag]") {
 }
 
 TEST_CASE("dense_embedder_batches_equal_texts_alone", "[rag]") {
-  try {
-    g2c::pretrained::pretrained_model_file("SmolLM2-135M-Instruct");
-  } catch (const g2c::ValueError& error) {
-    G2C_SKIP(error.what());
-  }
+  G2C_SKIP_WITHOUT_SMOLLM2();
   auto model = std::make_shared<g2c::pretrained::PretrainedModel>(
       g2c::pretrained::load_pretrained_model("SmolLM2-135M-Instruct"));
   const std::vector<std::string> texts = {"Madrid is the capital of Spain.", "",

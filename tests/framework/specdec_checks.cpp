@@ -17,7 +17,6 @@
 #include "g2c/core/errors.h"
 #include "g2c/linear_attention/hybrid.h"
 #include "g2c/moe/model.h"
-#include "g2c/pretrained/catalog.h"
 #include "g2c/pretrained/generation.h"
 #include "g2c/pretrained/llama.h"
 #include "g2c/pretrained/logits_model.h"
@@ -29,6 +28,7 @@
 #include "g2c/transformer/fused.h"
 #include "g2c/transformer/transformer_lm.h"
 #include "g2c_test.h"
+#include "smollm2.h"
 #include "tiny_llama.h"
 #include "torch_test.h"
 
@@ -260,11 +260,7 @@ TEST_CASE("speculative_generate_cached_drives_smollm2s_cache", "[specdec]") {
 }
 
 TEST_CASE("smollm2_packed_scores_every_position_through_its_cache", "[specdec]") {
-  try {
-    g2c::pretrained::pretrained_model_file("SmolLM2-135M-Instruct");
-  } catch (const g2c::ValueError& error) {
-    G2C_SKIP(error.what());
-  }
+  G2C_SKIP_WITHOUT_SMOLLM2();
   auto smol = g2c::pretrained::load_pretrained_model("SmolLM2-135M-Instruct",
                                                      g2c::pretrained::LoadOptions().packed(true));
   g2c::pretrained::LlamaScoringModel scorer(*smol.model);
