@@ -67,20 +67,6 @@ void check_mtp_loss_inputs(const torch::Tensor& mtp_logits, const torch::Tensor&
   }
 }
 
-std::pair<std::int64_t, std::int64_t> mtp_propose(g2c::transformer::TransformerLMImpl& base,
-                                                  MTPHeadImpl& head, const torch::Tensor& ctx_ids) {
-  torch::NoGradGuard no_grad;
-  const auto ids = ctx_ids.to(torch::kCPU, torch::kLong);
-  const std::int64_t keep = std::min(ids.size(0), base.max_seq_len);
-  const auto ctx = ids.narrow(0, ids.size(0) - keep, keep).unsqueeze(0).to(base.device());
-  const auto hidden = base.hidden_states(ctx);                // (1, T, D)
-  const auto last = hidden.narrow(1, hidden.size(1) - 1, 1);  // (1, 1, D)
-  const auto logits1 = torch::matmul(last, base.token_embed->weight.t()) + base.head_bias;
-  const auto next1 = logits1[0][0].argmax().item<std::int64_t>();  // the base's own token
-  const auto logits2 = head.forward(last, torch::tensor({{next1}}, torch::kLong).to(base.device()));
-  return {next1, logits2[0][0].argmax().item<std::int64_t>()};  // (next1, the draft)
-}
-
 namespace {
 
 /// The base's tied head on hidden states (…, D) -> (…, V).
@@ -96,6 +82,19 @@ std::int64_t head_draft(MTPHeadImpl& head, const torch::Tensor& hidden, std::int
 
 }  // namespace
 
+std::pair<std::int64_t, std::int64_t> mtp_propose(g2c::transformer::TransformerLMImpl& base,
+                                                  MTPHeadImpl& head, const torch::Tensor& ctx_ids) {
+  torch::NoGradGuard no_grad;
+  const auto ids = ctx_ids.to(torch::kCPU, torch::kLong);
+  const std::int64_t keep = std::min(ids.size(0), base.max_seq_len);
+  const auto ctx = ids.narrow(0, ids.size(0) - keep, keep).unsqueeze(0).to(base.device());
+  const auto hidden = base.hidden_states(ctx);                // (1, T, D)
+  const auto last = hidden.narrow(1, hidden.size(1) - 1, 1);  // (1, 1, D)
+  // The base's own token, then the head's draft after it.
+  const auto next1 = base_logits(base, last)[0][0].argmax().item<std::int64_t>();
+  return {next1, head_draft(head, last, next1)};
+}
+
 SpeculativeResult mtp_generate(g2c::transformer::TransformerLMImpl& base, MTPHeadImpl& head,
                                const torch::Tensor& prompt_ids, std::int64_t max_new_tokens,
                                std::optional<std::int64_t> eos_id) {
@@ -108,16 +107,8 @@ SpeculativeResult mtp_generate(g2c::transformer::TransformerLMImpl& base, MTPHea
   auto ids = prompt_ids.to(torch::kCPU, torch::kLong).clone();  // (T)
   SpecStats stats;
   if (max_new_tokens == 0) return {ids, stats};
-  const auto tail = [&](std::int64_t length) {
-    const std::int64_t keep = std::min(ids.size(0), length);
-    return ids.narrow(0, ids.size(0) - keep, keep);
-  };
-
   // The first pass: the base's own token, and the head's draft after it.
-  auto hidden = base.hidden_states(tail(base.max_seq_len).unsqueeze(0).to(device));  // (1, T, D)
-  auto last = hidden.narrow(1, hidden.size(1) - 1, 1);                               // (1, 1, D)
-  std::int64_t next = base_logits(base, last)[0][0].argmax().item<std::int64_t>();
-  std::int64_t draft = head_draft(head, last, next);
+  auto [next, draft] = mtp_propose(base, head, ids);  // draft: reassigned by every later pass
   stats.record(0, 0, 1);
   ids = torch::cat({ids, torch::tensor({next}, torch::kLong)});
   bool stopped = eos_id && next == *eos_id;
@@ -125,10 +116,12 @@ SpeculativeResult mtp_generate(g2c::transformer::TransformerLMImpl& base, MTPHea
   while (!stopped && stats.generated < max_new_tokens) {
     // One trunk pass over the context and the draft: its last two rows check the draft and give
     // the bonus.
-    const auto seq = torch::cat({tail(base.max_seq_len - 1), torch::tensor({draft}, torch::kLong)});
-    hidden = base.hidden_states(seq.unsqueeze(0).to(device));  // (1, T + 1, D)
-    const auto two = hidden.narrow(1, hidden.size(1) - 2, 2);  // (1, 2, D)
-    const auto rows = base_logits(base, two)[0].cpu();         // (2, V)
+    const std::int64_t keep = std::min(ids.size(0), base.max_seq_len - 1);
+    const auto seq =
+        torch::cat({ids.narrow(0, ids.size(0) - keep, keep), torch::tensor({draft}, torch::kLong)});
+    const auto hidden = base.hidden_states(seq.unsqueeze(0).to(device));  // (1, T + 1, D)
+    const auto two = hidden.narrow(1, hidden.size(1) - 2, 2);             // (1, 2, D)
+    const auto rows = base_logits(base, two)[0].cpu();                    // (2, V)
     const auto [n, correction] = greedy_verify(torch::tensor({draft}, torch::kLong), rows);
     auto emitted = n == 1 ? torch::tensor({draft, correction}, torch::kLong)
                           : torch::tensor({correction}, torch::kLong);
@@ -144,8 +137,7 @@ SpeculativeResult mtp_generate(g2c::transformer::TransformerLMImpl& base, MTPHea
     ids = torch::cat({ids, emitted});
     // The next draft rides along: the hidden state of the correction's predecessor — the draft's
     // position when it was accepted, the last context position otherwise.
-    next = correction;
-    draft = head_draft(head, two.narrow(1, n, 1), next);
+    draft = head_draft(head, two.narrow(1, n, 1), correction);
   }
   return {ids, stats};
 }
