@@ -6,7 +6,8 @@
 # per pass within [1, k + 1], acceptance within [0, 1]), positive speeds and costs, a break-even
 # acceptance in [0, 1] or none, and the three figures. The MTP head: a few steps on the largest
 # rung, self-speculation and a separate drafter identical to greedy decoding, one or two tokens a
-# base pass, the losses before and after, two figures.
+# base pass, the losses before and after, two figures. SmolLM2 verifying (skipped without its
+# file): prompt lookup and an early exit identical to plain cached decoding, both weight formats.
 #   scripts/smoke_specdec.sh [build dir]      (default build/reference)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib/smoke.sh" "$@"
@@ -99,4 +100,49 @@ if problems:
     print("\n".join(problems))
     sys.exit(1)
 print("ok specdec_mtp.json")
+PY
+
+# SmolLM2 verifying: one passage's three extraction prompts and one open prompt, a few tokens,
+# both weight formats, prompt lookup and an early exit; every output identical to plain cached
+# decoding's, the account consistent, the byte-level course model refused by the vocabulary check.
+needs_smollm2 smoke_specdec
+"$bin/beyond_specdec_smollm2" "${common[@]}" --threads 1 --passages 1 --open 1 --new-tokens 6 \
+  --drafters lookup exit4 --ks 2 --exit-k 2 --repeats 1 >/dev/null
+
+"$python" - "$out/specdec_smollm2.json" <<'PY'
+import json, math, sys
+doc = json.load(open(sys.argv[1]))
+problems = []
+check = lambda ok, what: ok or problems.append(what)
+for key in ["program", "config", "runs", "all_identical", "vocabulary_check", "samples", "figures"]:
+    check(key in doc, f"specdec_smollm2.json: no {key!r}")
+check(doc["all_identical"] is True, "every drafter identical to plain cached decoding")
+check(doc["vocabulary_check"]["refused"] is True
+      and "vocabulary" in doc["vocabulary_check"]["message"], "the byte-level drafter refused")
+check([run["weights"] for run in doc["runs"]] == ["float32", "packed"], "both weight formats")
+check(len(doc["samples"]) == 4, f"four sample replies, got {len(doc['samples'])}")
+for run in doc["runs"]:
+    costs = run["costs"]
+    check(costs["plain_step_ms"] > 0 and costs["verify_pass"]["2"] > 0, f"{run['weights']}: pass costs")
+    check(costs["drafter_step"]["exit4"] > 0, f"{run['weights']}: the early exit's step cost")
+    check(sorted(run["kinds"]) == ["extraction", "open"], f"{run['weights']}: two kinds of prompt")
+    for kind, entry in run["kinds"].items():
+        where = f"{run['weights']} {kind}"
+        check(entry["plain_cached_tokens_per_second"] > 0, f"{where}: plain speed")
+        check([row["way"] for row in entry["ways"]] == ["lookup k2", "exit4 k2"], f"{where}: ways")
+        for row in entry["ways"]:
+            at = f"{where} {row['way']}"
+            check(row["identical_prompts"] == row["prompts"] == entry["prompts"], f"{at}: identical")
+            check(0 <= row["acceptance_rate"] <= 1, f"{at}: acceptance {row['acceptance_rate']}")
+            check(row["accepted"] <= row["drafted"] <= 2 * row["target_passes"], f"{at}: counts")
+            check(1 <= row["tokens_per_pass"] <= 3, f"{at}: tokens per pass {row['tokens_per_pass']}")
+            check(abs(row["tokens_per_pass"] * row["target_passes"] - entry["generated_tokens"]) < 1e-6,
+                  f"{at}: passes x tokens per pass = every generated token")
+            for name in ["tokens_per_second", "speedup_over_plain_cached"]:
+                check(math.isfinite(row[name]) and row[name] > 0, f"{at}: {name} {row[name]}")
+check(len(doc["figures"]) == 2, f"two figures, got {len(doc['figures'])}")
+if problems:
+    print("\n".join(problems))
+    sys.exit(1)
+print("ok specdec_smollm2.json")
 PY

@@ -48,23 +48,26 @@ double median_ms(Body&& body, int repeats, const torch::Device& device = torch::
   return median(times);
 }
 
+/// Seconds of one call of `body()` on the CPU's clock (no device fence).
+template <typename Body>
+double seconds_of(Body&& body) {
+  const auto start = std::chrono::steady_clock::now();
+  body();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
 /// Seconds of `first()` and of `second()`, timed in alternation `repeats` times after one untimed
 /// call of each, so that the machine's drift touches both alike: {median first, median second,
 /// median of the per-round ratios first / second}. For CPU work (no device fence).
 /// Example: const auto [spec, plain, ratio] = paired_seconds(run_spec, run_plain, 3).
 template <typename First, typename Second>
 std::array<double, 3> paired_seconds(First&& first, Second&& second, std::int64_t repeats) {
-  const auto seconds = [](auto&& body) {
-    const auto start = std::chrono::steady_clock::now();
-    body();
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
   first();
   second();
   std::vector<double> a, b, ratio;
   for (std::int64_t r = 0; r < repeats; ++r) {
-    a.push_back(seconds(first));
-    b.push_back(seconds(second));
+    a.push_back(seconds_of(first));
+    b.push_back(seconds_of(second));
     ratio.push_back(a.back() / b.back());
   }
   return {median(a), median(b), median(ratio)};

@@ -17,6 +17,17 @@ std::string format_duration(double seconds) {
   return fmt::format("{}h{:02d}m", whole / 3600, (whole % 3600) / 60);
 }
 
+namespace {
+
+/// Items per second, or seconds per item when an item takes longer than a second (a slow step
+/// would read "0.0 it/s").
+std::string format_rate(double rate) {
+  if (rate <= 0.0) return "- it/s";
+  return rate >= 1.0 ? fmt::format("{:.1f} it/s", rate) : fmt::format("{:.1f} s/it", 1.0 / rate);
+}
+
+}  // namespace
+
 Progress::Progress(std::string label, std::int64_t total, bool enabled)
     : label_(std::move(label)),
       total_(std::max<std::int64_t>(total, 1)),
@@ -60,9 +71,9 @@ void Progress::draw(std::int64_t done, const std::string& metrics, bool final) {
     const std::string bar = std::string(filled, '#') + std::string(kWidth - filled, '.');
     const std::string timing =
         final ? "took " + format_duration(elapsed) : "ETA " + format_duration(eta);
-    std::fprintf(stderr, "\r\033[K%s  [%s]  %lld/%lld  %.1f it/s  %s%s%s", label_.c_str(),
-                 bar.c_str(), static_cast<long long>(done), static_cast<long long>(total_), rate,
-                 timing.c_str(), tail.c_str(), final ? "\n" : "");
+    std::fprintf(stderr, "\r\033[K%s  [%s]  %lld/%lld  %s  %s%s%s", label_.c_str(), bar.c_str(),
+                 static_cast<long long>(done), static_cast<long long>(total_),
+                 format_rate(rate).c_str(), timing.c_str(), tail.c_str(), final ? "\n" : "");
     std::fflush(stderr);
     return;
   }
@@ -70,8 +81,8 @@ void Progress::draw(std::int64_t done, const std::string& metrics, bool final) {
   const std::int64_t bucket = done * 10 / total_;
   if (!final && bucket == last_logged_bucket_) return;
   last_logged_bucket_ = bucket;
-  std::fprintf(stderr, "%s  %lld/%lld  %.1f it/s  %s%s\n", label_.c_str(),
-               static_cast<long long>(done), static_cast<long long>(total_), rate,
+  std::fprintf(stderr, "%s  %lld/%lld  %s  %s%s\n", label_.c_str(), static_cast<long long>(done),
+               static_cast<long long>(total_), format_rate(rate).c_str(),
                final ? ("took " + format_duration(elapsed)).c_str()
                      : ("ETA " + format_duration(eta)).c_str(),
                tail.c_str());

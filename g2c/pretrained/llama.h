@@ -96,7 +96,10 @@ class LlamaModelImpl : public g2c::nn::Module {
   /// step), appending every block's keys and values to `cache`.
   torch::Tensor forward(const torch::Tensor& ids, g2c::transformer::KVCache& cache);
   /// The final normalized hidden states (B, T, D), before the head (what /api/embed pools).
-  torch::Tensor hidden_states(const torch::Tensor& ids, g2c::transformer::KVCache* cache = nullptr);
+  /// num_blocks runs only the first that many blocks before the final norm (an early exit, as
+  /// speculative decoding's drafter); the cache, if any, then holds that many layers.
+  torch::Tensor hidden_states(const torch::Tensor& ids, g2c::transformer::KVCache* cache = nullptr,
+                              std::optional<std::int64_t> num_blocks = std::nullopt);
   /// h (…, D) -> logits (…, V): the head tied to the token embedding, h @ Eᵀ. Generation applies
   /// it to the last position only: a prompt's other logits would cost T - 1 products with the
   /// (V, D) embedding and be thrown away.

@@ -72,6 +72,37 @@ torch::Device LlamaScoringModel::device() const {
   return model_->device();
 }
 
+LlamaEarlyExitModel::LlamaEarlyExitModel(LlamaModelImpl& model, std::int64_t num_blocks)
+    : model_(&model), num_blocks_(num_blocks) {
+  if (num_blocks < 1 || num_blocks > model.options.num_layers()) {
+    throw ValueError(
+        fmt::format("LlamaEarlyExitModel: num_blocks must be 1..{} (the model's blocks); got {}",
+                    model.options.num_layers(), num_blocks));
+  }
+}
+
+torch::Tensor LlamaEarlyExitModel::forward(const torch::Tensor& context) {
+  return model_->head(model_->hidden_states(context, nullptr, num_blocks_));  // (1, T, V)
+}
+
+torch::Tensor LlamaEarlyExitModel::forward(const torch::Tensor& ids,
+                                           g2c::transformer::KVCache& cache) {
+  return model_->head(model_->hidden_states(ids, &cache, num_blocks_));  // (1, T_new, V)
+}
+
+g2c::transformer::KVCache LlamaEarlyExitModel::empty_cache() const {
+  return g2c::transformer::KVCache::empty(num_blocks_, /*capacity=*/256);
+}
+std::int64_t LlamaEarlyExitModel::max_seq_len() const {
+  return model_->options.max_seq_len();
+}
+std::int64_t LlamaEarlyExitModel::vocab_size() const {
+  return model_->options.vocab_size();
+}
+torch::Device LlamaEarlyExitModel::device() const {
+  return model_->device();
+}
+
 std::vector<std::string> vocab_pieces(const PretrainedTokenizer& tokenizer,
                                       std::int64_t vocab_size) {
   if (vocab_size < 0 || vocab_size > tokenizer.vocab_size()) {

@@ -1,7 +1,8 @@
 // Modules 16 and 18: SmolLM2 as the model constrained decoding drives. generate_json (module 18)
 // asks a LogitsModel for the next token's logits and needs each token's text as a piece; this is
 // the pretrained model's side of both, beside the model it adapts. A LlamaLogitsModel keeps a KV
-// cache, so a generation step feeds one new token, not the whole context.
+// cache, so a generation step feeds one new token, not the whole context. LlamaScoringModel and
+// LlamaEarlyExitModel score every position, as speculative decoding's target and drafter.
 //
 //   auto smol = g2c::pretrained::load_pretrained_model("SmolLM2-135M-Instruct");
 //   const auto pieces = g2c::pretrained::vocab_pieces(smol.tokenizer,
@@ -60,6 +61,28 @@ class LlamaScoringModel : public g2c::sampling::CachedScoringModel {
 
  private:
   LlamaModelImpl* model_;
+};
+
+/// A Llama model's early exit: its first num_blocks blocks, then the final norm and the tied head,
+/// no training — the model's own lower layers as speculative decoding's drafter (SmolLM2: N of
+/// 30). Every position scored, with a cache of num_blocks layers. ValueError unless
+/// 1 <= num_blocks <= the model's blocks. At num_blocks = all it is LlamaScoringModel.
+class LlamaEarlyExitModel : public g2c::sampling::CachedScoringModel {
+ public:
+  using g2c::sampling::CachedScoringModel::forward;
+  LlamaEarlyExitModel(LlamaModelImpl& model, std::int64_t num_blocks);
+  torch::Tensor forward(const torch::Tensor& context) override;
+  torch::Tensor forward(const torch::Tensor& ids, g2c::transformer::KVCache& cache) override;
+  /// num_blocks empty layer caches, room for 256 positions at first (doubled as needed).
+  g2c::transformer::KVCache empty_cache() const override;
+  std::int64_t max_seq_len() const override;
+  std::int64_t vocab_size() const override;
+  torch::Device device() const override;
+  std::int64_t num_blocks() const { return num_blocks_; }
+
+ private:
+  LlamaModelImpl* model_;
+  std::int64_t num_blocks_;
 };
 
 /// SmolLM2's tokenizer as generate_json's pieces: each id's bytes (decode of the id alone, part of

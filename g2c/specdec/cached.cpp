@@ -30,6 +30,33 @@ void check_window(const char* caller, const torch::Tensor& prompt_ids, std::int6
   }
 }
 
+/// A model drafting greedily through its own KV cache: the cache takes what it lacks of ids (the
+/// prompt at first, afterwards the last emitted tokens) in one pass, then one drafted id per step.
+class ModelDrafter : public Drafter {
+ public:
+  explicit ModelDrafter(g2c::sampling::CachedScoringModel& model)
+      : model_(&model), cache_(model.empty_cache()) {}
+
+  std::vector<std::int64_t> propose(const std::vector<std::int64_t>& ids, std::int64_t k) override {
+    std::vector<std::int64_t> draft;
+    auto step_ids = missing_ids(ids, cache_.length(), model_->device());
+    for (std::int64_t i = 0; i < k; ++i) {
+      const auto logits = model_->forward(step_ids, cache_);  // (1, T_new, V)
+      draft.push_back(logits[0][-1].argmax().item<std::int64_t>());
+      if (i + 1 < k) {
+        step_ids = torch::tensor({draft.back()}, torch::kLong).view({1, 1}).to(model_->device());
+      }
+    }
+    return draft;
+  }
+
+  void rollback(std::int64_t keep) override { cache_.truncate(std::min(keep, cache_.length())); }
+
+ private:
+  g2c::sampling::CachedScoringModel* model_;
+  g2c::transformer::KVCache cache_;
+};
+
 }  // namespace
 
 SpeculativeResult speculative_generate_cached(g2c::sampling::CachedScoringModel& target,
@@ -38,29 +65,32 @@ SpeculativeResult speculative_generate_cached(g2c::sampling::CachedScoringModel&
                                               std::int64_t max_new_tokens, std::int64_t k,
                                               std::optional<std::int64_t> eos_id) {
   check_speculative_arguments(target, drafter, prompt_ids, max_new_tokens, k, eos_id);
-  check_window("speculative_generate_cached", prompt_ids, max_new_tokens,
-               std::min(target.max_seq_len(), drafter.max_seq_len()));
+  check_window("speculative_generate_cached", prompt_ids, max_new_tokens, drafter.max_seq_len());
+  ModelDrafter model_drafter(drafter);
+  return speculative_generate_cached(target, model_drafter, prompt_ids, max_new_tokens, k, eos_id);
+}
+
+SpeculativeResult speculative_generate_cached(g2c::sampling::CachedScoringModel& target,
+                                              Drafter& drafter, const torch::Tensor& prompt_ids,
+                                              std::int64_t max_new_tokens, std::int64_t k,
+                                              std::optional<std::int64_t> eos_id) {
+  // The target stands in for the drafter's side of the checks: a Drafter's ids come from the
+  // context or from a model whose vocabulary the overload above has checked.
+  check_speculative_arguments(target, target, prompt_ids, max_new_tokens, k, eos_id);
+  check_window("speculative_generate_cached", prompt_ids, max_new_tokens, target.max_seq_len());
   torch::NoGradGuard no_grad;
   const auto prompt = prompt_ids.to(torch::kCPU, torch::kLong).contiguous();
   std::vector<std::int64_t> ids(prompt.data_ptr<std::int64_t>(),
                                 prompt.data_ptr<std::int64_t>() + prompt.numel());
   auto target_cache = target.empty_cache();
-  auto drafter_cache = drafter.empty_cache();
+  drafter.rollback(0);  // a new sequence
   SpecStats stats;
   while (stats.generated < max_new_tokens) {
-    const std::int64_t k_step = std::min(k, max_new_tokens - stats.generated);
     const auto sequence_length = static_cast<std::int64_t>(ids.size());
-
-    // Draft: catch the drafter's cache up with ids, then one token per step.
-    std::vector<std::int64_t> draft;
-    auto step_ids = missing_ids(ids, drafter_cache.length(), drafter.device());
-    for (std::int64_t i = 0; i < k_step; ++i) {
-      const auto logits = drafter.forward(step_ids, drafter_cache);  // (1, T_new, V)
-      draft.push_back(logits[0][-1].argmax().item<std::int64_t>());
-      if (i + 1 < k_step) {
-        step_ids = torch::tensor({draft.back()}, torch::kLong).view({1, 1}).to(drafter.device());
-      }
-    }
+    const std::int64_t k_budget = std::min(k, max_new_tokens - stats.generated);
+    auto draft = drafter.propose(ids, k_budget);
+    draft.resize(std::min<std::size_t>(draft.size(), static_cast<std::size_t>(k_budget)));
+    const auto k_step = static_cast<std::int64_t>(draft.size());
 
     // Verify: what the target's cache lacks of ids, and the draft, in one pass.
     std::vector<std::int64_t> block(ids.begin() + target_cache.length(), ids.end());
@@ -96,13 +126,13 @@ SpeculativeResult speculative_generate_cached(g2c::sampling::CachedScoringModel&
     ids.insert(ids.end(), emitted.begin(), emitted.end());
 
     // Roll back: a cache keeps only positions whose token stands in ids; the last emitted token is
-    // fed by the next pass. The target holds ids[..sequence_length) and draft[..k_step), the
-    // drafter ids and draft[..k_step - 1).
+    // fed by the next pass. The target holds ids[..sequence_length) and the draft, a model
+    // drafter ids and the draft but its last id.
     const std::int64_t true_positions = sequence_length + std::min<std::int64_t>(n, emitted.size());
     const std::int64_t keep =
         std::min<std::int64_t>(true_positions, static_cast<std::int64_t>(ids.size()) - 1);
     target_cache.truncate(std::min(keep, target_cache.length()));
-    drafter_cache.truncate(std::min(keep, drafter_cache.length()));
+    drafter.rollback(keep);
     if (stopped) break;
   }
   return {torch::tensor(ids, torch::kLong), stats};

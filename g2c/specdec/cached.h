@@ -11,7 +11,9 @@
 //            accepted prefix survives; rejected draft tokens leave no trace
 // The ids are the lesson's, token for token (tests/framework/specdec_checks.cpp proves it, and
 // equality with module 11's greedy generate); only the cost changes. A cache has no rolling window:
-// prompt and continuation must fit both models' max_seq_len.
+// prompt and continuation must fit both models' max_seq_len. The drafter may also be any Drafter
+// (drafter.h), prompt lookup for one: it proposes up to k ids, and a pass with no proposal is a
+// plain greedy step.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +21,7 @@
 
 #include "g2c/core/torch.h"
 #include "g2c/sampling/logits_model.h"
+#include "g2c/specdec/drafter.h"
 #include "g2c/specdec/generate.h"
 
 namespace g2c::specdec {
@@ -29,6 +32,14 @@ namespace g2c::specdec {
 SpeculativeResult speculative_generate_cached(g2c::sampling::CachedScoringModel& target,
                                               g2c::sampling::CachedScoringModel& drafter,
                                               const torch::Tensor& prompt_ids,
+                                              std::int64_t max_new_tokens, std::int64_t k = 4,
+                                              std::optional<std::int64_t> eos_id = std::nullopt);
+
+/// The same with a Drafter: each pass verifies what drafter.propose(ids, k) returned (up to k ids;
+/// none makes it a plain step), then rolls the drafter back with the target. Stats count the ids
+/// proposed. ValueError as above for the arguments and the target's window.
+SpeculativeResult speculative_generate_cached(g2c::sampling::CachedScoringModel& target,
+                                              Drafter& drafter, const torch::Tensor& prompt_ids,
                                               std::int64_t max_new_tokens, std::int64_t k = 4,
                                               std::optional<std::int64_t> eos_id = std::nullopt);
 

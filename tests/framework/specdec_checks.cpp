@@ -4,9 +4,10 @@
 // forward and against forward_cached one token at a time, the scoring adapters (module 09's model,
 // the hybrid and MoE models, SmolLM2 dense and packed) against their models' own forward — and the
 // named fast path, speculative_generate_cached, and its baseline greedy_generate_cached, against
-// the lesson's loop and module 11's greedy generate, token for token; mtp_loss against LibTorch's
-// cross_entropy; mtp_propose against the base's and the head's own argmax; mtp_generate (self-
-// speculation) against module 11's greedy generate, with its account.
+// the lesson's loop and module 11's greedy generate, token for token, with a model, prompt lookup
+// or SmolLM2's early exit drafting; the early exit against its blocks by hand; prompt lookup's
+// matches; mtp_loss against LibTorch's cross_entropy; mtp_propose against the base's and the
+// head's own argmax; mtp_generate (self-speculation) against module 11's greedy generate.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,6 +24,7 @@
 #include "g2c/sampling/generate.h"
 #include "g2c/sampling/logits_model.h"
 #include "g2c/specdec/cached.h"
+#include "g2c/specdec/drafter.h"
 #include "g2c/specdec/generate.h"
 #include "g2c/specdec/mtp.h"
 #include "g2c/transformer/fused.h"
@@ -257,6 +259,142 @@ TEST_CASE("speculative_generate_cached_drives_smollm2s_cache", "[specdec]") {
   const auto fast = speculative_generate_cached(target, drafter, prompt, 20, 4);
   CHECK(as_vector(fast.ids) == as_vector(lesson.ids));
   CHECK(fast.stats.target_passes == lesson.stats.target_passes);
+}
+
+TEST_CASE("early_exit_is_the_first_blocks_then_the_final_norm_and_the_head", "[specdec]") {
+  torch::manual_seed(15);
+  g2c::pretrained::LlamaModel llama(g2c::testing::tiny_llama_options().num_layers(3));
+  const auto ids = torch::randint(0, 20, {1, 10}, torch::kLong);
+  torch::NoGradGuard no_grad;
+  // All blocks: the model itself.
+  g2c::pretrained::LlamaEarlyExitModel whole(*llama, 3);
+  CHECK(max_abs_diff(whole(ids), llama->forward(ids)) == 0.0);
+  // One block, by hand: embedding, block 0, final norm, tied head.
+  g2c::pretrained::LlamaEarlyExitModel one(*llama, 1);
+  const auto by_hand = llama->head(llama->final_norm(
+      llama->block_list[0]->forward(llama->token_embedding.index_select(0, ids[0]).unsqueeze(0))));
+  CHECK(max_abs_diff(one(ids), by_hand) < 1e-5);
+  // Its cache has one layer and continues the same rows, rolled back like the model's.
+  auto cache = one.empty_cache();
+  CHECK(cache.size() == 1);
+  const auto head = one.forward(ids.narrow(1, 0, 4), cache);
+  one.forward(torch::tensor({{1, 2}}, torch::kLong), cache);  // rejected, rolled back
+  cache.truncate(4);
+  const auto tail = one.forward(ids.narrow(1, 4, 6), cache);
+  CHECK(max_abs_diff(torch::cat({head, tail}, 1), by_hand) < 1e-4);
+  CHECK(one.vocab_size() == 20);
+  CHECK(one.max_seq_len() == 32);
+  CHECK_THROWS_AS(g2c::pretrained::LlamaEarlyExitModel(*llama, 0), g2c::ValueError);
+  CHECK_THROWS_WITH(g2c::pretrained::LlamaEarlyExitModel(*llama, 4),
+                    Catch::Contains("num_blocks must be 1..3"));
+  auto model_cache = llama->empty_kv_cache(8);
+  CHECK_THROWS_WITH(one.forward(ids, model_cache), Catch::Contains("has 3 layers for 1 blocks"));
+}
+
+TEST_CASE("smollm2s_head_of_a_few_rows_is_the_tied_product", "[specdec]") {
+  // A verification pass's 2 to 8 rows take another order of the product (E @ hᵀ): the same
+  // logits as h @ Eᵀ to float32 rounding, for every row count and leading shape.
+  torch::manual_seed(19);
+  g2c::pretrained::LlamaModel llama(g2c::testing::tiny_llama_options());
+  torch::NoGradGuard no_grad;
+  const auto embedding = llama->token_embedding.to(torch::kDouble);
+  for (const std::int64_t rows : {1, 2, 3, 8, 9, 12}) {
+    INFO(rows << " rows");
+    const auto h = torch::randn({1, rows, 16});
+    const auto logits = llama->head(h);
+    CHECK(logits.sizes() == torch::IntArrayRef({1, rows, 20}));
+    CHECK(max_abs_diff(logits.to(torch::kDouble), h.to(torch::kDouble).matmul(embedding.t())) <
+          1e-5);
+  }
+  CHECK(llama->head(torch::randn({2, 3, 16})).sizes() == torch::IntArrayRef({2, 3, 20}));
+}
+
+TEST_CASE("prompt_lookup_copies_what_followed_the_latest_match", "[specdec]") {
+  g2c::specdec::PromptLookupDrafter lookup(2);
+  using Ids = std::vector<std::int64_t>;
+  CHECK(lookup.propose({5, 6, 7, 5, 6}, 2) == Ids{7, 5});
+  // Two earlier matches of [1, 2]: the latest wins; the copy stops where the context does.
+  CHECK(lookup.propose({1, 2, 3, 1, 2, 4, 1, 2}, 5) == Ids{4, 1, 2});
+  CHECK(lookup.propose({1, 2, 3, 1, 2, 4, 1, 2}, 1) == Ids{4});
+  // No match of the last two ids: the last one alone.
+  CHECK(lookup.propose({7, 8, 9, 8}, 2) == Ids{9, 8});
+  CHECK(g2c::specdec::PromptLookupDrafter(3, 2).propose({7, 8, 9, 8}, 2).empty());
+  CHECK(lookup.propose({1, 2, 3}, 4).empty());
+  CHECK(lookup.propose({4}, 4).empty());
+  CHECK(lookup.propose({5, 6, 5, 6}, 0).empty());
+  CHECK_THROWS_WITH(g2c::specdec::PromptLookupDrafter(2, 0), Catch::Contains("1 <= min_ngram"));
+  CHECK_THROWS_AS(g2c::specdec::PromptLookupDrafter(1, 2), g2c::ValueError);
+}
+
+namespace {
+
+/// A drafter that proposes the same ids whatever the context, and counts its rollbacks.
+class FixedDrafter : public g2c::specdec::Drafter {
+ public:
+  explicit FixedDrafter(std::vector<std::int64_t> proposal) : proposal_(std::move(proposal)) {}
+  std::vector<std::int64_t> propose(const std::vector<std::int64_t>&, std::int64_t) override {
+    return proposal_;
+  }
+  void rollback(std::int64_t) override { ++rollbacks; }
+  std::int64_t rollbacks = 0;
+
+ private:
+  std::vector<std::int64_t> proposal_;
+};
+
+}  // namespace
+
+TEST_CASE("speculative_generate_cached_with_any_drafter_is_greedy_decoding", "[specdec]") {
+  auto target = random_lm(16, 24, 32, 2, 4, 64);
+  TransformerLogitsModel scorer(*target);
+  torch::manual_seed(17);
+  const auto phrase = torch::randint(0, 24, {6}, torch::kLong);
+  const auto prompt = torch::cat({phrase, phrase, phrase.narrow(0, 0, 3)});  // lookups match
+  const auto greedy = as_vector(g2c::sampling::generate(
+      target, prompt, 40, g2c::sampling::GenerateOptions().temperature(0.0)));
+  for (const std::int64_t k : {1, 3, 6}) {
+    INFO("k " << k);
+    g2c::specdec::PromptLookupDrafter lookup;
+    const auto fast = speculative_generate_cached(scorer, lookup, prompt, 40, k);
+    CHECK(as_vector(fast.ids) == greedy);
+    CHECK(fast.stats.generated == 40);
+    CHECK(fast.stats.drafted <= k * fast.stats.target_passes);
+    CHECK(fast.stats.accepted > 0);  // the prompt's own repeat, at least
+  }
+  // A drafter proposing more than k is cut to k; one with no proposal makes plain greedy steps.
+  FixedDrafter long_guess({1, 2, 3, 4, 5, 6, 7, 8});
+  const auto cut = speculative_generate_cached(scorer, long_guess, prompt, 40, 2);
+  CHECK(as_vector(cut.ids) == greedy);
+  CHECK(cut.stats.drafted <= 2 * cut.stats.target_passes);
+  CHECK(long_guess.rollbacks == cut.stats.target_passes + 1);  // rollback(0) first
+  FixedDrafter no_guess({});
+  const auto plain = speculative_generate_cached(scorer, no_guess, prompt, 40, 4);
+  CHECK(as_vector(plain.ids) == greedy);
+  CHECK(plain.stats.target_passes == 40);
+  CHECK(plain.stats.drafted == 0);
+  // EOS at the third generated token, on SmolLM2's architecture with its own early exit drafting.
+  torch::manual_seed(18);
+  g2c::pretrained::LlamaModel llama(g2c::testing::tiny_llama_options());
+  {
+    torch::NoGradGuard no_grad;  // logits far apart: no near-tie for rounding to flip
+    for (auto& p : llama->parameters()) p.mul_(3.0);
+  }
+  g2c::pretrained::LlamaScoringModel llama_target(*llama);
+  g2c::pretrained::LlamaEarlyExitModel early(*llama, 1);
+  const auto llama_prompt = torch::tensor({3, 9, 4, 3, 9}, torch::kLong);
+  const auto llama_greedy =
+      as_vector(g2c::specdec::greedy_generate_cached(llama_target, llama_prompt, 20));
+  const auto eos = llama_greedy[7];
+  const auto until_eos =
+      as_vector(g2c::specdec::greedy_generate_cached(llama_target, llama_prompt, 20, eos));
+  g2c::specdec::PromptLookupDrafter lookup;
+  CHECK(
+      as_vector(speculative_generate_cached(llama_target, lookup, llama_prompt, 20, 4, eos).ids) ==
+      until_eos);
+  CHECK(as_vector(speculative_generate_cached(llama_target, early, llama_prompt, 20, 3).ids) ==
+        llama_greedy);
+  CHECK(as_vector(speculative_generate_cached(llama_target, early, llama_prompt, 20, 3, eos).ids) ==
+        until_eos);
 }
 
 TEST_CASE("smollm2_packed_scores_every_position_through_its_cache", "[specdec]") {
