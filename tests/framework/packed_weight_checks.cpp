@@ -13,6 +13,7 @@
 
 #include "g2c/core/errors.h"
 #include "g2c/pretrained/llama.h"
+#include "g2c/pretrained/lora.h"
 #include "g2c/pretrained/packed_weight.h"
 #include "g2c_test.h"
 #include "gguf_writer.h"
@@ -242,6 +243,8 @@ TEST_CASE("a_packed_llama_computes_what_the_dense_one_does", "[pretrained]") {
                                             g2c::pretrained::LoadOptions().packed(true));
   CHECK_FALSE(dense->packed());
   CHECK(packed->packed());
+  // LoRA adds to float32 projections: a packed model is refused, by name (g2c/pretrained/lora.h).
+  CHECK_THROWS_WITH(g2c::pretrained::LlamaLoRA(packed, 4), Contains("packed(false)"));
   CHECK(dense_report.weight_bytes == dense->options.num_parameters() * 4);
   // Blocks of 32 values: Q8_0 34 bytes, Q4_1 20; the norms stay float32.
   const auto o = packed->options;
