@@ -37,6 +37,9 @@ if(G2C_SANITIZE)
 endif()
 
 set(G2C_SKIP_REGEX "G2C_SKIPPED")
+# A test that hangs (a deadlock, a server waiting for a client) fails after this many seconds
+# instead of holding ctest forever; the slowest check takes a few seconds.
+set(G2C_TEST_TIMEOUT 600 CACHE STRING "Seconds before ctest stops one test and fails it")
 
 # A test on LibTorch (the course library, or module 02's own g2c_tensors) reuses the tests'
 # precompiled <torch/torch.h>: without it, module 02's test files took 26 s each to compile
@@ -59,7 +62,7 @@ function(_g2c_discover name spec prefix labels)
     set(spec_args TEST_SPEC "${spec}")
   endif()
   catch_discover_tests(${name} ${spec_args} TEST_PREFIX "${prefix}" TEST_LIST ${list_var}
-    PROPERTIES SKIP_REGULAR_EXPRESSION "${G2C_SKIP_REGEX}")
+    PROPERTIES SKIP_REGULAR_EXPRESSION "${G2C_SKIP_REGEX}" TIMEOUT "${G2C_TEST_TIMEOUT}")
   set(label_file "${CMAKE_CURRENT_BINARY_DIR}/${list_var}_labels.cmake")
   file(WRITE "${label_file}"
     "if(${list_var})\n  set_tests_properties(\${${list_var}} PROPERTIES LABELS \"${labels}\")\nendif()\n")
