@@ -83,28 +83,12 @@ void LlamaLoRAImpl::reset_parameters() {
   }
 }
 
-template <typename Body>
-torch::Tensor LlamaLoRAImpl::adapted(Body&& body) {
-  if (!enabled_) return body();
-  // Put the bases back however the call ends: outside a call the model is the base model.
-  struct Restore {
-    std::vector<Adapter>& adapters;
-    ~Restore() {
-      for (auto& adapter : adapters) *adapter.member = adapter.base;
-    }
-  } restore{adapters_};
-  for (auto& adapter : adapters_) {
-    *adapter.member = adapter.base + scaling * adapter.A.matmul(adapter.B);  // (in, out)
-  }
-  return body();
-}
-
 torch::Tensor LlamaLoRAImpl::forward(const torch::Tensor& ids) {
-  return adapted([&] { return model->forward(ids); });  // (B, T, V)
+  return with_adapters([&] { return model->forward(ids); });  // (B, T, V)
 }
 
 torch::Tensor LlamaLoRAImpl::forward(const torch::Tensor& ids, g2c::transformer::KVCache& cache) {
-  return adapted([&] { return model->forward(ids, cache); });  // (B, T_new, V)
+  return with_adapters([&] { return model->forward(ids, cache); });  // (B, T_new, V)
 }
 
 std::int64_t LlamaLoRAImpl::adapter_parameters() const {

@@ -63,6 +63,25 @@ class LlamaLoRAImpl : public g2c::nn::Module {
   void set_enabled(bool enabled) { enabled_ = enabled; }
   bool enabled() const { return enabled_; }
 
+  /// Runs `body` (returning a tensor) with every targeted member of the model set to its adapted
+  /// weight W + scaling · A B, the base put back after it however it ends; with the adapters off,
+  /// just `body`. forward() is one call inside it; a caller that makes many calls with the same
+  /// weights — a whole rollout, token by token through the cache — merges once for all of them.
+  template <typename Body>
+  torch::Tensor with_adapters(Body&& body) {
+    if (!enabled_) return body();
+    struct Restore {
+      std::vector<Adapter>& adapters;
+      ~Restore() {
+        for (auto& adapter : adapters) *adapter.member = adapter.base;
+      }
+    } restore{adapters_};
+    for (auto& adapter : adapters_) {
+      *adapter.member = adapter.base + scaling * adapter.A.matmul(adapter.B);  // (in, out)
+    }
+    return body();
+  }
+
   /// Trainable parameters (A and B) and the model's own, frozen.
   std::int64_t adapter_parameters() const;
   std::int64_t base_parameters() const;
@@ -78,10 +97,6 @@ class LlamaLoRAImpl : public g2c::nn::Module {
     torch::Tensor base;     // (in, out), the tensor the field holds outside a call
     torch::Tensor A, B;     // (in, r), (r, out)
   };
-  /// Runs `body` with every targeted member set to its adapted weight, the base put back after.
-  template <typename Body>
-  torch::Tensor adapted(Body&& body);
-
   std::vector<Adapter> adapters_;
   bool enabled_ = true;
 };

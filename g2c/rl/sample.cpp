@@ -8,9 +8,10 @@
 
 namespace g2c::rl {
 
-GroupSample sample_group(g2c::transformer::TransformerLM& model,
-                         const g2c::inference::TextCodec& tokenizer, const std::string& prompt,
-                         std::int64_t k, const SampleGroupOptions& options) {
+namespace {
+
+/// What sample_group refuses before the model or the tokenizer is touched.
+void check_group_arguments(std::int64_t k, const SampleGroupOptions& options) {
   if (k < 2) {
     throw ValueError(fmt::format(
         "sample_group: a group needs k >= 2 completions (the group is its own baseline: one "
@@ -23,9 +24,25 @@ GroupSample sample_group(g2c::transformer::TransformerLM& model,
         "completion K times, so every group is degenerate and nothing is learned",
         options.temperature()));
   }
+}
+
+}  // namespace
+
+GroupSample sample_group(g2c::transformer::TransformerLM& model,
+                         const g2c::inference::TextCodec& tokenizer, const std::string& prompt,
+                         std::int64_t k, const SampleGroupOptions& options) {
+  check_group_arguments(k, options);
   if (model.is_empty()) {
     throw ValueError("sample_group: the model is an empty TransformerLM holder; pass the policy");
   }
+  return sample_group(transformer_policy(model), tokenizer, prompt, k, options);
+}
+
+GroupSample sample_group(const std::shared_ptr<Policy>& policy,
+                         const g2c::inference::TextCodec& tokenizer, const std::string& prompt,
+                         std::int64_t k, const SampleGroupOptions& options) {
+  check_group_arguments(k, options);
+  if (!policy) throw ValueError("sample_group: the policy is empty (a null pointer)");
   const auto encoded = tokenizer.encode(prompt);
   const auto prompt_ids = torch::tensor(encoded, torch::kLong);  // (P)
   const auto generate_options = g2c::sampling::GenerateOptions()
@@ -36,8 +53,7 @@ GroupSample sample_group(g2c::transformer::TransformerLM& model,
                                     .generator(options.generator());
   GroupSample group{prompt, prompt_ids, {}, {}};
   for (std::int64_t i = 0; i < k; ++i) {
-    const auto full =
-        g2c::sampling::generate(*model, prompt_ids, options.max_new_tokens(), generate_options);
+    const auto full = policy->generate(prompt_ids, options.max_new_tokens(), generate_options);
     const auto completion = full.narrow(0, prompt_ids.numel(), full.numel() - prompt_ids.numel());
     const auto* first = completion.data_ptr<std::int64_t>();
     group.texts.push_back(tokenizer.decode({first, first + completion.numel()}));

@@ -15,12 +15,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "g2c/core/torch.h"
 #include "g2c/inference/local.h"
+#include "g2c/rl/policy.h"
 #include "g2c/transformer/transformer_lm.h"
 
 namespace g2c::rl {
@@ -52,6 +54,13 @@ struct SampleGroupOptions {
 /// has no one to compare with) and temperature <= 0; then for an empty model holder and whatever
 /// generate refuses (an empty prompt, ids outside the model's vocabulary).
 GroupSample sample_group(g2c::transformer::TransformerLM& model,
+                         const g2c::inference::TextCodec& tokenizer, const std::string& prompt,
+                         std::int64_t k, const SampleGroupOptions& options = SampleGroupOptions());
+
+/// The same for any Policy (policy.h): its generate draws each completion (module 11's generate
+/// for a TransformerLM, the KV cache for SmolLM2 with LoRA). ValueError as above, then for a null
+/// policy.
+GroupSample sample_group(const std::shared_ptr<Policy>& policy,
                          const g2c::inference::TextCodec& tokenizer, const std::string& prompt,
                          std::int64_t k, const SampleGroupOptions& options = SampleGroupOptions());
 

@@ -18,7 +18,9 @@
 // untempered probabilities, which are the probabilities they were drawn with only at 1 (another
 // temperature would need an off-policy correction this simplified loop does not have).
 // The reference is never updated: no optimizer holds its parameters, and its log-probabilities are
-// computed without autograd.
+// computed without autograd. Policy and reference are Policies (policy.h): module 09's
+// TransformerLM (the constructor taking two of them wraps each), or SmolLM2 with LoRA adapters on
+// and the same model with them off.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +35,7 @@
 
 #include "g2c/inference/local.h"
 #include "g2c/nn/optim.h"
+#include "g2c/rl/policy.h"
 #include "g2c/rl/sample.h"
 #include "g2c/rl/verifiers.h"
 #include "g2c/transformer/transformer_lm.h"
@@ -84,12 +87,19 @@ class GRPOTrainer {
  public:
   /// Checks, in this order and before any model is used: ValueError for no tasks, for a
   /// temperature other than 1 (the message says "temperature=1.0"), for group_size < 2, for an
-  /// empty model or ref_model holder, for ref_model the same object as model (a reference that
+  /// empty model or ref_model holder, for ref_model the same model as model (a reference that
   /// moves with the policy measures nothing: pass a copy, e.g. the checkpoint loaded twice) and for
   /// a null tokenizer or verifier. Then builds module 03b's AdamW(lr) over the policy's trainable
   /// parameters (requires_grad), and seeds the task draws (std::mt19937_64) and the sampling
   /// generator (a CPU at::Generator) with options.seed.
   GRPOTrainer(g2c::transformer::TransformerLM model, g2c::transformer::TransformerLM ref_model,
+              std::shared_ptr<const g2c::inference::TextCodec> tokenizer, std::vector<Task> tasks,
+              Verifier verifier, GRPOOptions options = GRPOOptions());
+
+  /// The same for any two Policies (policy.h), e.g. llama_lora_policy(lora, true) and
+  /// llama_lora_policy(lora, false): "the same object" is Policy::same_as, and the optimizer
+  /// holds model->trainable_parameters().
+  GRPOTrainer(std::shared_ptr<Policy> model, std::shared_ptr<Policy> ref_model,
               std::shared_ptr<const g2c::inference::TextCodec> tokenizer, std::vector<Task> tasks,
               Verifier verifier, GRPOOptions options = GRPOOptions());
 
@@ -112,8 +122,8 @@ class GRPOTrainer {
   double evaluate(const std::vector<Task>& pool, const Verifier& scorer = Verifier());
   double evaluate() { return evaluate(tasks); }
 
-  g2c::transformer::TransformerLM model;      // the policy, trained
-  g2c::transformer::TransformerLM ref_model;  // the frozen reference of the leash
+  std::shared_ptr<Policy> model;      // the policy, trained
+  std::shared_ptr<Policy> ref_model;  // the frozen reference of the leash
   std::shared_ptr<const g2c::inference::TextCodec> tokenizer;
   std::vector<Task> tasks;
   Verifier verifier;

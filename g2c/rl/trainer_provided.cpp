@@ -55,6 +55,13 @@ GRPOTrainer::GRPOTrainer(g2c::transformer::TransformerLM model_,
                          g2c::transformer::TransformerLM ref_model_,
                          std::shared_ptr<const g2c::inference::TextCodec> tokenizer_,
                          std::vector<Task> tasks_, Verifier verifier_, GRPOOptions options_)
+    : GRPOTrainer(transformer_policy(std::move(model_)), transformer_policy(std::move(ref_model_)),
+                  std::move(tokenizer_), std::move(tasks_), std::move(verifier_),
+                  std::move(options_)) {}
+
+GRPOTrainer::GRPOTrainer(std::shared_ptr<Policy> model_, std::shared_ptr<Policy> ref_model_,
+                         std::shared_ptr<const g2c::inference::TextCodec> tokenizer_,
+                         std::vector<Task> tasks_, Verifier verifier_, GRPOOptions options_)
     : model(std::move(model_)),
       ref_model(std::move(ref_model_)),
       tokenizer(std::move(tokenizer_)),
@@ -78,22 +85,20 @@ GRPOTrainer::GRPOTrainer(g2c::transformer::TransformerLM model_,
         fmt::format("GRPOTrainer: group_size must be >= 2 (the group is its own baseline); got {}",
                     options.group_size()));
   }
-  if (model.is_empty() || ref_model.is_empty()) {
+  if (!model || !ref_model) {
     throw ValueError(
-        "GRPOTrainer: model and ref_model must both be models; got an empty TransformerLM holder");
+        "GRPOTrainer: model and ref_model must both be models; got an empty holder (an empty "
+        "TransformerLM or a null policy)");
   }
-  if (model.get() == ref_model.get()) {
+  if (model->same_as(*ref_model)) {
     throw ValueError(
         "GRPOTrainer: ref_model is the policy itself, so the leash would move with it and measure "
-        "nothing. Pass a separate copy of the starting point (the same checkpoint loaded twice)");
+        "nothing. Pass a separate copy of the starting point (the same checkpoint loaded twice; "
+        "for LoRA, the same model with the adapters off)");
   }
   if (!tokenizer) throw ValueError("GRPOTrainer: tokenizer is null; pass a TextCodec");
   if (!verifier) throw ValueError("GRPOTrainer: verifier is empty; pass a reward function");
-  std::vector<torch::Tensor> trainable;
-  for (const auto& parameter : model->parameters()) {
-    if (parameter.requires_grad()) trainable.push_back(parameter);
-  }
-  optimizer = std::make_unique<g2c::nn::AdamW>(std::move(trainable), options.lr());
+  optimizer = std::make_unique<g2c::nn::AdamW>(model->trainable_parameters(), options.lr());
 }
 
 const Task& GRPOTrainer::next_task() {
@@ -130,7 +135,7 @@ double GRPOTrainer::evaluate(const std::vector<Task>& pool, const Verifier& scor
   double total = 0.0;
   for (const auto& task : pool) {
     const auto prompt_ids = torch::tensor(tokenizer->encode(task.prompt), torch::kLong);  // (P)
-    const auto full = g2c::sampling::generate(*model, prompt_ids, options.max_new_tokens(), greedy);
+    const auto full = model->generate(prompt_ids, options.max_new_tokens(), greedy);
     const auto* first = full.data_ptr<std::int64_t>();
     total += score(task, tokenizer->decode({first + prompt_ids.numel(), first + full.numel()}));
   }

@@ -149,10 +149,9 @@ void check_prompt_ids(const torch::Tensor& prompt_ids, std::int64_t vocab_size) 
   }
 }
 
-void check_generate_arguments(const g2c::transformer::TransformerLMImpl& model,
-                              const torch::Tensor& prompt_ids, std::int64_t max_new_tokens,
-                              const GenerateOptions& options) {
-  check_prompt_ids(prompt_ids, model.vocab_size);
+void check_generate_arguments(std::int64_t vocab_size, const torch::Tensor& prompt_ids,
+                              std::int64_t max_new_tokens, const GenerateOptions& options) {
+  check_prompt_ids(prompt_ids, vocab_size);
   if (max_new_tokens < 0) {
     throw ValueError(fmt::format("max_new_tokens must be >= 0; got {}", max_new_tokens));
   }
@@ -160,10 +159,10 @@ void check_generate_arguments(const g2c::transformer::TransformerLMImpl& model,
   if (options.top_k()) check_top_k_value(*options.top_k());
   if (options.top_p()) check_top_p_value(*options.top_p());
   check_penalty_value(options.repetition_penalty());
-  if (options.eos_id() && (*options.eos_id() < 0 || *options.eos_id() >= model.vocab_size)) {
+  if (options.eos_id() && (*options.eos_id() < 0 || *options.eos_id() >= vocab_size)) {
     throw ValueError(
         fmt::format("eos_id {} is outside the model vocab [0, {}): it could never be generated",
-                    *options.eos_id(), model.vocab_size));
+                    *options.eos_id(), vocab_size));
   }
   if (options.generator() && options.generator()->device().type() != torch::kCPU) {
     throw ValueError(fmt::format(
@@ -172,6 +171,12 @@ void check_generate_arguments(const g2c::transformer::TransformerLMImpl& model,
         "at::make_generator<at::CPUGeneratorImpl>(seed)",
         options.generator()->device().str()));
   }
+}
+
+void check_generate_arguments(const g2c::transformer::TransformerLMImpl& model,
+                              const torch::Tensor& prompt_ids, std::int64_t max_new_tokens,
+                              const GenerateOptions& options) {
+  check_generate_arguments(model.vocab_size, prompt_ids, max_new_tokens, options);
 }
 
 void check_sequence_log_prob(const g2c::transformer::TransformerLMImpl& model,

@@ -40,6 +40,9 @@ void check_prompt_ids(const torch::Tensor& prompt_ids, std::int64_t vocab_size);
 void check_generate_arguments(const g2c::transformer::TransformerLMImpl& model,
                               const torch::Tensor& prompt_ids, std::int64_t max_new_tokens,
                               const GenerateOptions& options);
+/// The same for a model of `vocab_size` ids (a ScoringModel: SmolLM2, a test's fake).
+void check_generate_arguments(std::int64_t vocab_size, const torch::Tensor& prompt_ids,
+                              std::int64_t max_new_tokens, const GenerateOptions& options);
 
 /// What sequence_log_prob() refuses: token_ids that are not a 1-D integer tensor (T) of at least
 /// 2 ids (the first token has no context, so a single one leaves nothing to score), ids outside

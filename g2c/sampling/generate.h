@@ -87,6 +87,16 @@ torch::Tensor generate_cached(g2c::transformer::TransformerLMImpl& model,
                               const GenerateOptions& options = GenerateOptions(),
                               const std::function<void(std::int64_t)>& on_token = {});
 
+class CachedScoringModel;  // g2c/sampling/logits_model.h
+
+/// generate_cached() through any CachedScoringModel's own KV cache (SmolLM2, SmolLM2 with LoRA
+/// adapters): the prompt in one pass, then one cached pass per new token, each drawn by
+/// sample_next_token() with `options`. Stops after eos_id (kept) or when the sequence reaches the
+/// model's max_seq_len. No autograd. ValueError as generate_cached()'s.
+torch::Tensor generate_cached(CachedScoringModel& model, const torch::Tensor& prompt_ids,
+                              std::int64_t max_new_tokens,
+                              const GenerateOptions& options = GenerateOptions());
+
 /// The same on the module holder: generate(model, ...) for a TransformerLM model.
 inline torch::Tensor generate(g2c::transformer::TransformerLM& model,
                               const torch::Tensor& prompt_ids, std::int64_t max_new_tokens,

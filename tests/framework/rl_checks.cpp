@@ -4,7 +4,10 @@
 // generator; group_advantages against a float64 hand computation; completion_log_prob against
 // module 11's sequence_log_prob row by row on a real TransformerLM, batched, with its gradient
 // reaching the model; grpo_loss's gradient against the closed form; the trainer's checks, its
-// loop's history and its greedy evaluation against generate and the verifier by hand.
+// loop's history and its greedy evaluation against generate and the verifier by hand; the
+// policies: generate_cached through a scoring model against module 11's generate, SmolLM2's
+// architecture with LoRA scoring and decoding as the adapted model (and its reference as a separate
+// copy of the base) by a hand loop, and a GRPO step on it moving the adapters and nothing else.
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -20,15 +23,20 @@
 #include "char_codec.h"
 #include "g2c/core/errors.h"
 #include "g2c/inference/local.h"
+#include "g2c/pretrained/llama.h"
+#include "g2c/pretrained/lora.h"
 #include "g2c/rl/grpo.h"
+#include "g2c/rl/policy.h"
 #include "g2c/rl/sample.h"
 #include "g2c/rl/trainer.h"
 #include "g2c/rl/verifiers.h"
 #include "g2c/sampling/best_of_n.h"
 #include "g2c/sampling/generate.h"
+#include "g2c/sampling/logits_model.h"
 #include "g2c/transformer/transformer_lm.h"
 #include "g2c_test.h"
 #include "one_thread.h"
+#include "tiny_llama.h"
 #include "torch_test.h"
 
 using g2c::rl::GRPOOptions;
@@ -285,4 +293,156 @@ TEST_CASE("trainer_evaluate_is_greedy_generate_scored_by_hand", "[rl]") {
   CHECK(trainer.evaluate({pool[0]}) == 1.0);
   CHECK(trainer.evaluate(pool, [](const Task&, std::string_view) { return 1.0; }) == 1.0);
   CHECK_THROWS_AS(trainer.evaluate({}), g2c::ValueError);
+}
+
+// --- Policies: module 09's model, and SmolLM2's architecture with LoRA adapters ----------------
+
+namespace {
+
+using g2c::pretrained::LlamaLoRA;
+using g2c::pretrained::LlamaLoRAOptions;
+using g2c::pretrained::LlamaModel;
+
+/// A tiny Llama with LoRA adapters on q and v whose B are random (so the adapters matter), and a
+/// separate copy of its base.
+std::pair<LlamaLoRA, LlamaModel> adapted_tiny_llama(std::uint64_t seed) {
+  torch::manual_seed(seed);
+  LlamaModel model(g2c::testing::tiny_llama_options());
+  torch::manual_seed(seed);
+  LlamaModel copy(g2c::testing::tiny_llama_options());
+  LlamaLoRA lora(model, LlamaLoRAOptions(2));
+  torch::NoGradGuard no_grad;
+  for (auto& item : lora->named_parameters()) {
+    if (item.key().find("lora_B") != std::string::npos) item.value().normal_(0.0, 0.5);
+  }
+  return {lora, copy};
+}
+
+/// Greedy decoding by hand: the whole sequence through `forward` for every new id.
+template <typename Forward>
+std::vector<std::int64_t> greedy_by_hand(Forward&& forward, std::vector<std::int64_t> ids,
+                                         int new_tokens) {
+  torch::NoGradGuard no_grad;
+  for (int step = 0; step < new_tokens; ++step) {
+    const auto logits = forward(torch::tensor(ids, torch::kLong).unsqueeze(0));  // (1, T, V)
+    ids.push_back(logits[0][-1].argmax().template item<std::int64_t>());
+  }
+  return ids;
+}
+
+std::vector<std::int64_t> as_vector(const torch::Tensor& ids) {
+  const auto* first = ids.data_ptr<std::int64_t>();
+  return {first, first + ids.numel()};
+}
+
+}  // namespace
+
+TEST_CASE("generate_cached_through_a_scoring_model_is_module_11s_generate", "[rl]") {
+  auto model = tiny_model(7);
+  g2c::sampling::TransformerLogitsModel scorer(*model);
+  const auto prompt = torch::tensor({1, 2, 10, 3}, torch::kLong);
+  const auto greedy = g2c::sampling::GenerateOptions().temperature(0);
+  CHECK(torch::equal(g2c::sampling::generate_cached(scorer, prompt, 12, greedy),
+                     g2c::sampling::generate(model, prompt, 12, greedy)));
+  // Sampled: the same generator state draws the same ids.
+  const auto sampled = [](std::uint64_t seed) {
+    return g2c::sampling::GenerateOptions().generator(
+        at::make_generator<at::CPUGeneratorImpl>(seed));
+  };
+  CHECK(torch::equal(g2c::sampling::generate_cached(scorer, prompt, 12, sampled(3)),
+                     g2c::sampling::generate(model, prompt, 12, sampled(3))));
+  // The end id is kept and ends the run.
+  const auto first = g2c::sampling::generate(model, prompt, 1, greedy)[4].item<std::int64_t>();
+  const auto stopped = g2c::sampling::generate_cached(
+      scorer, prompt, 12, g2c::sampling::GenerateOptions().temperature(0).eos_id(first));
+  CHECK(stopped.numel() == 5);
+  CHECK_THROWS_MATCHES(g2c::sampling::generate_cached(scorer, prompt, 0, greedy), g2c::ValueError,
+                       MessageContains("max_new_tokens > 0"));
+  CHECK_THROWS_MATCHES(
+      g2c::sampling::generate_cached(scorer, torch::zeros({48}, torch::kLong), 1, greedy),
+      g2c::ValueError, MessageContains("free position"));
+  CHECK_THROWS_MATCHES(g2c::sampling::generate_cached(scorer, torch::tensor({1, 99}), 1, greedy),
+                       g2c::ValueError, MessageContains("outside the model vocab"));
+}
+
+TEST_CASE("llama_lora_policy_scores_with_the_adapters_on_and_its_reference_with_them_off", "[rl]") {
+  auto [lora, copy] = adapted_tiny_llama(31);
+  const auto policy = g2c::rl::llama_lora_policy(lora, true);
+  const auto reference = g2c::rl::llama_lora_policy(lora, false);
+  const auto ids = torch::randint(0, 20, {1, 9}, torch::kLong);
+  {
+    torch::NoGradGuard no_grad;
+    CHECK(g2c::testing::max_abs_diff(policy->scorer().forward(ids), lora->forward(ids)) == 0.0);
+    CHECK(g2c::testing::max_abs_diff(reference->scorer().forward(ids), copy->forward(ids)) == 0.0);
+    CHECK(g2c::testing::max_abs_diff(policy->scorer().forward(ids), copy->forward(ids)) > 1e-3);
+  }
+  CHECK(lora->enabled());  // the reference's call put the switch back
+  const auto trainable = policy->trainable_parameters();
+  REQUIRE(trainable.size() == lora->parameters().size());
+  for (std::size_t i = 0; i < trainable.size(); ++i) {
+    CHECK(trainable[i].is_same(lora->parameters()[i]));
+  }
+  CHECK(reference->trainable_parameters().empty());
+  CHECK_FALSE(policy->same_as(*reference));
+  CHECK(policy->same_as(*g2c::rl::llama_lora_policy(lora, true)));
+  CHECK_FALSE(policy->same_as(*g2c::rl::transformer_policy(tiny_model(1))));
+  CHECK(g2c::rl::llama_lora_policy(LlamaLoRA(nullptr), true) == nullptr);
+  CHECK(g2c::rl::transformer_policy(TransformerLM(nullptr)) == nullptr);
+}
+
+TEST_CASE("llama_lora_policy_rollouts_decode_the_adapted_model", "[rl]") {
+  auto [lora, copy] = adapted_tiny_llama(32);
+  const auto policy = g2c::rl::llama_lora_policy(lora, true);
+  const auto reference = g2c::rl::llama_lora_policy(lora, false);
+  const std::vector<std::int64_t> prompt = {3, 1, 4, 1, 5};
+  const auto prompt_ids = torch::tensor(prompt, torch::kLong);
+  const auto greedy = g2c::sampling::GenerateOptions().temperature(0);
+  // Through the cache with the weights merged once, against the whole sequence every step.
+  CHECK(as_vector(policy->generate(prompt_ids, 10, greedy)) ==
+        greedy_by_hand([&](const torch::Tensor& ids) { return lora->forward(ids); }, prompt, 10));
+  CHECK(as_vector(reference->generate(prompt_ids, 10, greedy)) ==
+        greedy_by_hand([&](const torch::Tensor& ids) { return copy->forward(ids); }, prompt, 10));
+  CHECK(lora->enabled());
+  // The model is the base model again after a rollout.
+  torch::NoGradGuard no_grad;
+  const auto ids = torch::randint(0, 20, {1, 7}, torch::kLong);
+  CHECK(g2c::testing::max_abs_diff(lora->model->forward(ids), copy->forward(ids)) == 0.0);
+  const auto sampled = [](std::uint64_t seed) {
+    return g2c::sampling::GenerateOptions().generator(
+        at::make_generator<at::CPUGeneratorImpl>(seed));
+  };
+  CHECK(torch::equal(policy->generate(prompt_ids, 10, sampled(5)),
+                     policy->generate(prompt_ids, 10, sampled(5))));
+}
+
+TEST_CASE("grpo_trainer_on_a_llama_lora_policy_moves_the_adapters_only", "[rl]") {
+  auto [lora, copy] = adapted_tiny_llama(33);
+  const auto policy = g2c::rl::llama_lora_policy(lora, true);
+  const auto reference = g2c::rl::llama_lora_policy(lora, false);
+  const auto tokenizer = std::make_shared<g2c::testing::CharacterCodec>("0123456789+= abcdefg");
+  // Mixed groups are likely: about one completion of four characters in five holds a 7.
+  const g2c::rl::Verifier holds_a_seven = [](const Task&, std::string_view text) {
+    return text.find('7') != std::string_view::npos ? 1.0 : 0.0;
+  };
+  std::vector<torch::Tensor> base_before, adapters_before;
+  for (const auto& parameter : lora->model->parameters()) base_before.push_back(parameter.clone());
+  for (const auto& parameter : lora->parameters()) adapters_before.push_back(parameter.clone());
+  GRPOTrainer trainer(policy, reference, tokenizer, {addition("12+34=", 46)}, holds_a_seven,
+                      GRPOOptions().group_size(8).max_new_tokens(4).lr(1e-2).seed(3));
+  CHECK(trainer.optimizer->params().size() == lora->parameters().size());
+  for (int step = 0; step < 20 && trainer.step_count == 0; ++step) trainer.train_step();
+  REQUIRE(trainer.step_count == 1);
+  const auto base_after = lora->model->parameters();
+  for (std::size_t i = 0; i < base_after.size(); ++i) {
+    CHECK(torch::equal(base_after[i], base_before[i]));
+  }
+  double moved = 0.0;
+  const auto adapters_after = lora->parameters();
+  for (std::size_t i = 0; i < adapters_after.size(); ++i) {
+    moved += g2c::testing::max_abs_diff(adapters_after[i], adapters_before[i]);
+  }
+  CHECK(moved > 0.0);
+  CHECK_THROWS_MATCHES(GRPOTrainer(policy, g2c::rl::llama_lora_policy(lora, true), tokenizer,
+                                   {addition("12+34=", 46)}, holds_a_seven),
+                       g2c::ValueError, MessageContains("ref_model is the policy itself"));
 }
