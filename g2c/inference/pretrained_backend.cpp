@@ -113,6 +113,24 @@ void check_tool_names(const nlohmann::json& tools) {
   }
 }
 
+/// The reply as a call when it is one and nothing else: a JSON object (spaces around it allowed)
+/// {"name": <an offered tool>, "arguments": {…}} — what a model trained to call tools writes (an
+/// adapter of exercise 18b). Anything else, a call among words included, stays text (module 18's
+/// rescue_tool_call is the client's to apply).
+std::optional<nlohmann::json> whole_reply_call(const std::string& content,
+                                               const nlohmann::json& tools) {
+  const auto call = nlohmann::json::parse(content, nullptr, false);
+  if (!call.is_object() || call.size() != 2 || !call.contains("name") ||
+      !call["name"].is_string() || !call.contains("arguments") || !call["arguments"].is_object()) {
+    return std::nullopt;
+  }
+  for (const auto& spec : tools) {
+    const auto& function = spec.contains("function") ? spec["function"] : spec;
+    if (function.value("name", std::string()) == call["name"].get<std::string>()) return call;
+  }
+  return std::nullopt;
+}
+
 /// A tool call decoded under its tool's schema (ToolChoice::Required): the JSON around the values
 /// is written for the model — {"name": "<tool>", "arguments": {"<key>": "...", ...}} — and the
 /// model chooses only what a schema leaves open: the tool among several (its name spelled under a
@@ -343,9 +361,10 @@ PretrainedBackend::PretrainedBackend(std::shared_ptr<g2c::pretrained::Pretrained
 
 PretrainedBackend PretrainedBackend::load(const std::string& name,
                                           const g2c::pretrained::LoadOptions& load,
-                                          PretrainedBackendOptions options) {
+                                          PretrainedBackendOptions options,
+                                          const std::optional<std::filesystem::path>& adapter) {
   return PretrainedBackend(std::make_shared<g2c::pretrained::PretrainedModel>(
-                               g2c::pretrained::load_pretrained_model(name, load)),
+                               g2c::pretrained::load_pretrained_model(name, load, adapter)),
                            std::move(options));
 }
 
@@ -472,6 +491,13 @@ ChatResult PretrainedBackend::chat_with_tools(const nlohmann::json& messages,
       stopped = true;
       tool_calls.push_back({{"name", call["name"]},
                             {"arguments", call.value("arguments", nlohmann::json::object())},
+                            {"call_id", fresh_call_id()}});
+      content.clear();
+    }
+  } else if (tools.is_array() && !tools.empty()) {
+    if (const auto call = whole_reply_call(content, tools)) {
+      tool_calls.push_back({{"name", (*call)["name"]},
+                            {"arguments", (*call)["arguments"]},
                             {"call_id", fresh_call_id()}});
       content.clear();
     }

@@ -16,6 +16,7 @@
 // (g2c/sampling/constrained.h), which always parses.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -59,11 +60,13 @@ class PretrainedBackend : public ChatBackend {
   explicit PretrainedBackend(std::shared_ptr<g2c::pretrained::PretrainedModel> model,
                              PretrainedBackendOptions options = {});
   /// The model called `name`, its weights held as `load` says (packed by default: the fast
-  /// path). ValueError for an unknown name or a missing file.
+  /// path), with the LoRA adapter file `adapter` merged when given (load_pretrained_model).
+  /// ValueError for an unknown name, a missing file or an adapter that does not fit.
   static PretrainedBackend load(
       const std::string& name = "SmolLM2-135M-Instruct",
       const g2c::pretrained::LoadOptions& load = g2c::pretrained::LoadOptions().packed(true),
-      PretrainedBackendOptions options = {});
+      PretrainedBackendOptions options = {},
+      const std::optional<std::filesystem::path>& adapter = {});
 
   /// name "pretrained", model_id the model's name, extra {"weights", "parameters", "context"}.
   const BackendInfo& info() const override { return info_; }
@@ -87,7 +90,9 @@ class PretrainedBackend : public ChatBackend {
   /// no role for it. When tools are given,
   /// the last message is the user's and tool_choice is Required, the reply is a call decoded
   /// under the JSON grammar (masks memoised across calls; not streamed: it is a call, not words);
-  /// otherwise it is free text, streamed to options.on_text as it is generated. metadata
+  /// otherwise it is free text, streamed to options.on_text as it is generated — and returned as
+  /// a call when tools are offered and the whole reply is one such JSON object naming one of
+  /// them (what a model fine-tuned to call tools writes; a call among words stays text). metadata
   /// {"sampling", "constrained", "stopped", "cancelled", "dropped_messages"}. ValueError for
   /// messages that are not a non-empty array of objects with string role and content,
   /// max_new_tokens <= 0, or a conversation longer than the context leaves room for (with

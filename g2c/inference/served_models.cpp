@@ -12,6 +12,7 @@
 #include "g2c/inference/artifact_chat_backend.h"
 #include "g2c/inference/pretrained_backend.h"
 #include "g2c/pretrained/catalog.h"
+#include "g2c/pretrained/lora.h"
 #include "g2c/pretraining/artifact_names.h"
 
 namespace fs = std::filesystem;
@@ -20,10 +21,14 @@ namespace g2c::inference {
 
 namespace {
 
-/// The pretrained model `name`: one copy of its weights behind three backends.
-std::shared_ptr<ServedModel> load_pretrained(const std::string& name) {
-  auto shared = std::make_shared<g2c::pretrained::PretrainedModel>(
-      g2c::pretrained::load_pretrained_model(name, g2c::pretrained::LoadOptions().packed(true)));
+/// The pretrained model `name`, with an adapter merged when given: one copy of its weights behind
+/// three backends. The base's calls are decoded under the tools' schemas (it calls none
+/// otherwise); an adapter's model writes its own.
+std::shared_ptr<ServedModel> load_pretrained(
+    const std::string& name, const std::optional<std::filesystem::path>& adapter = std::nullopt) {
+  auto shared =
+      std::make_shared<g2c::pretrained::PretrainedModel>(g2c::pretrained::load_pretrained_model(
+          name, g2c::pretrained::LoadOptions().packed(true), adapter));
   auto served = std::make_shared<ServedModel>();
   served->name = shared->name;
   served->context = shared->model->options.max_seq_len();
@@ -33,7 +38,8 @@ std::shared_ptr<ServedModel> load_pretrained(const std::string& name) {
   served->raw =
       std::make_shared<PretrainedBackend>(shared, PretrainedBackendOptions().with_raw(true));
   served->tools = std::make_shared<PretrainedBackend>(
-      shared, PretrainedBackendOptions().with_tool_choice(ToolChoice::Required));
+      shared, PretrainedBackendOptions().with_tool_choice(adapter ? ToolChoice::Auto
+                                                                  : ToolChoice::Required));
   served->unlimited_reply_tokens = served->context;
   served->embeddings = shared;
   return served;
@@ -52,15 +58,20 @@ std::shared_ptr<ServedModel> load_course_model(const std::string& name, const fs
   return served;
 }
 
-std::shared_ptr<ServedModel> load_served(const std::string& canonical, const fs::path& models_dir) {
-  auto served = g2c::pretrained::pretrained_model_name(canonical).empty()
-                    ? load_course_model(canonical, models_dir / canonical)
-                    : load_pretrained(canonical);
+}  // namespace
+
+std::shared_ptr<ServedModel> ModelRegistry::load_served(const std::string& canonical) const {
+  std::shared_ptr<ServedModel> served;
+  if (const auto adapter = adapters_.find(canonical); adapter != adapters_.end()) {
+    served = load_pretrained(adapter->second.base, adapter->second.path);
+  } else if (!g2c::pretrained::pretrained_model_name(canonical).empty()) {
+    served = load_pretrained(canonical);
+  } else {
+    served = load_course_model(canonical, models_dir_ / canonical);
+  }
   served->loaded_at = g2c::utc_timestamp(std::chrono::system_clock::now(), true);
   return served;
 }
-
-}  // namespace
 
 std::vector<std::vector<float>> embed_texts(g2c::pretrained::PretrainedModel& model,
                                             const std::vector<std::string>& texts, bool truncate,
@@ -94,6 +105,31 @@ std::vector<std::vector<float>> embed_texts(g2c::pretrained::PretrainedModel& mo
 
 ModelRegistry::ModelRegistry(fs::path models_dir) : models_dir_(std::move(models_dir)) {}
 
+void ModelRegistry::add_adapter(const fs::path& path) {
+  const auto adapter = g2c::pretrained::read_llama_adapter(path);
+  const auto present = names();
+  if (std::find(present.begin(), present.end(), adapter.base) == present.end()) {
+    throw ValueError(fmt::format("{}: adapter '{}' adapts {}, which this server does not have{}",
+                                 path.string(), adapter.name, adapter.base,
+                                 g2c::pretrained::pretrained_model_name(adapter.base).empty()
+                                     ? ""
+                                     : " (scripts/setup.sh fetches it)"));
+  }
+  if (!resolve(adapter.name).empty()) {
+    throw ValueError(
+        fmt::format("{}: this server already serves a model called '{}'; rename the "
+                    "adapter when you train it",
+                    path.string(), adapter.name));
+  }
+  std::lock_guard lock(mutex_);
+  adapters_[adapter.name] = {adapter.base, path};
+}
+
+const ServedAdapter* ModelRegistry::adapter(const std::string& canonical) const {
+  const auto found = adapters_.find(canonical);
+  return found == adapters_.end() ? nullptr : &found->second;
+}
+
 std::vector<std::string> ModelRegistry::names() const {
   std::vector<std::string> names;
   for (const auto& name : g2c::pretrained::pretrained_model_names()) {
@@ -110,6 +146,7 @@ std::vector<std::string> ModelRegistry::names() const {
     const auto name = entry.path().filename().string();
     if (g2c::pretraining::model_artifact_exists(name, models_dir_)) course.push_back(name);
   }
+  for (const auto& [name, adapter] : adapters_) names.push_back(name);
   std::sort(course.begin(), course.end());
   names.insert(names.end(), course.begin(), course.end());
   return names;
@@ -158,7 +195,7 @@ std::shared_ptr<ServedModel> ModelRegistry::get(const std::string& name, double*
   // A load that throws leaves the slot empty, and the next request tries again.
   std::call_once(slot->once, [&] {
     const auto start = std::chrono::steady_clock::now();
-    slot->model = load_served(slot->name, models_dir_);
+    slot->model = load_served(slot->name);
     slot->model->load_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (load_ms) *load_ms = slot->model->load_ms;

@@ -48,12 +48,27 @@ std::vector<std::vector<float>> embed_texts(g2c::pretrained::PretrainedModel& mo
                                             const std::vector<std::string>& texts, bool truncate,
                                             std::int64_t& tokens);
 
+/// A LoRA adapter served beside its base (ModelRegistry::add_adapter).
+struct ServedAdapter {
+  std::string base;  // the pretrained model it adapts
+  std::filesystem::path path;
+};
+
 /// The models a server offers, loaded on first use (once, even when several requests ask at
 /// once) and kept.
 class ModelRegistry {
  public:
   explicit ModelRegistry(std::filesystem::path models_dir = g2c::pretraining::models_root());
-  /// The served names: the pretrained models present, then the saved course artifacts.
+  /// Serves the pretrained base plus the LoRA adapter file at `path` under the adapter's own name
+  /// (as Ollama serves a Modelfile's FROM and ADAPTER): checked now, loaded on first use, its
+  /// calls written by the model itself (ToolChoice::Auto: it was trained to call). ValueError for
+  /// a file read_llama_adapter refuses, a base this server does not have, or a name it already
+  /// serves. Called before the server answers its first request (g2c-serve's --adapter).
+  void add_adapter(const std::filesystem::path& path);
+  /// The adapter served as `canonical`, or nullptr when that name is not an adapter's.
+  const ServedAdapter* adapter(const std::string& canonical) const;
+  /// The served names: the pretrained models present, the adapters added, then the saved course
+  /// artifacts.
   std::vector<std::string> names() const;
   /// The model called `name` (without case, without an ":tag"; a tier's alias such as
   /// "ShakespeareLM" means its model), or nullptr when there is none. `load_ms` is how long
@@ -75,7 +90,11 @@ class ModelRegistry {
     std::shared_ptr<ServedModel> model;
     std::atomic<bool> ready{false};  // model is set (for loaded(), which does not wait)
   };
+  /// The served model `canonical`, loaded now.
+  std::shared_ptr<ServedModel> load_served(const std::string& canonical) const;
+
   std::filesystem::path models_dir_;
+  std::map<std::string, ServedAdapter> adapters_;  // by the adapter's name
   std::mutex mutex_;
   std::map<std::string, std::shared_ptr<Slot>> slots_;  // by Slot::name
 };

@@ -168,6 +168,7 @@ Server::Server(ServerOptions options)
     : options_(std::move(options)),
       registry_(options_.models_dir),
       impl_(std::make_unique<Impl>(options_)) {
+  for (const auto& adapter : options_.adapters) registry_.add_adapter(adapter);
   auto& http = impl_->http;
   const auto route = [&](const char* method, const char* path, ErrorWriter error, Route handler) {
     http.route(method, path, guarded(std::move(handler), error));

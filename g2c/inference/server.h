@@ -76,6 +76,9 @@ struct ServerOptions {
   /// Stop by itself after answering this many requests (tests, demos); 0: never.
   std::size_t max_requests = 0;
   std::filesystem::path models_dir = g2c::pretraining::models_root();
+  /// LoRA adapter files served beside their base model, each under its own name
+  /// (ModelRegistry::add_adapter).
+  std::vector<std::filesystem::path> adapters;
   bool log_requests = true;  // one line per request on stderr
   /// Web pages whose requests are answered besides this machine's own ("http://host:port", or
   /// "*" for any). A request with another Origin header gets 403.

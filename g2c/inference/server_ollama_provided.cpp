@@ -260,8 +260,9 @@ void Server::answer_embed(const IncomingRequest& request, OutgoingResponse& resp
 }
 
 nlohmann::json Server::details_of(const std::string& name) {
-  const bool pretrained = !g2c::pretrained::pretrained_model_name(name).empty();
-  return {{"parent_model", ""},
+  const auto* adapter = registry_.adapter(name);
+  const bool pretrained = adapter || !g2c::pretrained::pretrained_model_name(name).empty();
+  return {{"parent_model", adapter ? adapter->base + ":latest" : ""},
           {"format", pretrained ? "gguf" : "g2c"},
           {"family", pretrained ? "llama" : "gpt"},
           {"families", {pretrained ? "llama" : "gpt"}},
@@ -270,11 +271,16 @@ nlohmann::json Server::details_of(const std::string& name) {
 }
 
 nlohmann::json Server::tag_of(const std::string& name) {
+  const auto* adapter = registry_.adapter(name);
   const bool pretrained = !g2c::pretrained::pretrained_model_name(name).empty();
-  const auto file = pretrained ? g2c::pretrained::pretrained_model_file(name)
-                               : registry_.models_dir() / name / "model.pt";
+  const auto file = adapter      ? adapter->path
+                    : pretrained ? g2c::pretrained::pretrained_model_file(name)
+                                 : registry_.models_dir() / name / "model.pt";
   std::error_code error;
-  const auto size = fs::file_size(file, error);
+  auto size = fs::file_size(file, error);
+  if (adapter && !error) {  // the base's weights and the adapter's, as Ollama counts both
+    size += fs::file_size(g2c::pretrained::pretrained_model_file(adapter->base), error);
+  }
   return {{"name", name + ":latest"},
           {"model", name + ":latest"},
           {"modified_at", timestamp_of(file)},

@@ -6,16 +6,19 @@
 #include <fmt/format.h>
 
 #include "g2c/core/errors.h"
+#include "g2c/pretrained/lora.h"
 #include "g2c/tokenizer/utf8.h"
 
 namespace g2c::pretrained {
 
-PretrainedModel load_pretrained_model(const std::string& name, const LoadOptions& options) {
+PretrainedModel load_pretrained_model(const std::string& name, const LoadOptions& options,
+                                      const std::optional<std::filesystem::path>& adapter) {
   const auto path = pretrained_model_file(name);
   const auto file = GGUFFile::open(path);
   PretrainedModel pretrained{
       pretrained_model_name(name), nullptr, PretrainedTokenizer::from_gguf(file), {}};
   pretrained.model = load_llama(file, &pretrained.report, options);
+  if (adapter) apply_llama_adapter(pretrained, *adapter);
   return pretrained;
 }
 

@@ -8,7 +8,9 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,9 +31,12 @@ struct PretrainedModel {
 };
 
 /// The model called `name` (pretrained_model_file), weights (held as `options` say: float32, or
-/// packed for the fast path) and tokenizer. ValueError for an unknown name, a missing file, or what
-/// load_llama and the tokenizer refuse.
-PretrainedModel load_pretrained_model(const std::string& name, const LoadOptions& options = {});
+/// packed for the fast path) and tokenizer; with `adapter`, the LoRA adapter file at that path
+/// merged in (lora.h's apply_llama_adapter), the model then called by the adapter's name.
+/// ValueError for an unknown name, a missing file, what load_llama and the tokenizer refuse, or an
+/// adapter that read_llama_adapter refuses or that was trained on another base.
+PretrainedModel load_pretrained_model(const std::string& name, const LoadOptions& options = {},
+                                      const std::optional<std::filesystem::path>& adapter = {});
 
 /// Generated ids as text while they come, in whole UTF-8 characters: push(id) returns the text
 /// completed by this id (often empty in the middle of a character), finish() the rest.

@@ -303,6 +303,30 @@ void PackedWeight::decode_row(std::int64_t row, float* out) const {
 
 torch::Tensor PackedWeight::dequantized() const {
   if (!defined()) throw ValueError("PackedWeight: dequantized() of an empty weight");
+  if (low_rank() == 0) return decoded_blocks();
+  return decoded_blocks() + low_rank_A_.matmul(low_rank_B_);  // (in, out)
+}
+
+PackedWeight PackedWeight::with_low_rank(const torch::Tensor& A, const torch::Tensor& B) const {
+  const auto fits = [](const torch::Tensor& t) {
+    return t.defined() && t.dim() == 2 && t.scalar_type() == torch::kFloat && t.device().is_cpu();
+  };
+  if (!defined() || !fits(A) || !fits(B) || A.size(0) != cols_ || B.size(1) != rows_ ||
+      A.size(1) != B.size(0)) {
+    throw ValueError(fmt::format(
+        "PackedWeight::with_low_rank: a ({} x {}) weight takes A (in {}, r) and B (r, out {}), "
+        "float32 on the CPU; got A {} and B {}",
+        rows_, cols_, cols_, rows_, A.defined() ? describe_shape(A) : "undefined",
+        B.defined() ? describe_shape(B) : "undefined"));
+  }
+  PackedWeight out = *this;
+  const auto a = A.detach().contiguous(), b = B.detach().contiguous();
+  out.low_rank_A_ = low_rank() == 0 ? a : torch::cat({low_rank_A_, a}, 1);  // (in, r1 + r2)
+  out.low_rank_B_ = low_rank() == 0 ? b : torch::cat({low_rank_B_, b}, 0);  // (r1 + r2, out)
+  return out;
+}
+
+torch::Tensor PackedWeight::decoded_blocks() const {
   auto out = torch::empty({rows_, cols_});  // (out, in), decoded in parallel by rows
   float* values = out.data_ptr<float>();
   at::parallel_for(0, rows_, 64, [&](std::int64_t begin, std::int64_t end) {
@@ -329,6 +353,12 @@ torch::Tensor PackedWeight::rows(const torch::Tensor& ids) const {
 }
 
 torch::Tensor PackedWeight::matmul(const torch::Tensor& x) const {
+  auto out = matmul_blocks(x);  // (…, out)
+  if (low_rank() == 0) return out;
+  return out + x.matmul(low_rank_A_).matmul(low_rank_B_);  // (…, in) -> (…, r) -> (…, out)
+}
+
+torch::Tensor PackedWeight::matmul_blocks(const torch::Tensor& x) const {
   if (!defined()) throw ValueError("PackedWeight: matmul with an empty weight");
   if (!x.defined() || x.dim() == 0 || x.size(-1) != cols_ || x.scalar_type() != torch::kFloat ||
       !x.device().is_cpu()) {
@@ -344,7 +374,7 @@ torch::Tensor PackedWeight::matmul(const torch::Tensor& x) const {
   out_shape.back() = rows_;
   const auto inputs = x.reshape({-1, cols_}).contiguous();  // (N, in)
   const auto n = inputs.size(0);
-  if (n > kMaxRowsPerDecode) return inputs.matmul(dequantized()).view(out_shape);
+  if (n > kMaxRowsPerDecode) return inputs.matmul(decoded_blocks()).view(out_shape);
   auto out = torch::empty({n, rows_});  // (N, out)
   const float* in = inputs.data_ptr<float>();
   float* result = out.data_ptr<float>();

@@ -48,8 +48,18 @@ class PackedWeight {
   torch::Tensor matmul(const torch::Tensor& x) const;
   /// The rows `ids` (N) int64 decoded: (N, in) float32, a token embedding's lookup.
   torch::Tensor rows(const torch::Tensor& ids) const;
-  /// The whole matrix decoded, as the dense model holds it: (in, out) float32.
+  /// The whole matrix decoded, as the dense model holds it: (in, out) float32 (with the low-rank
+  /// addend, when there is one).
   torch::Tensor dequantized() const;
+
+  /// This weight plus a low-rank addend: matmul(x) becomes x @ W + (x @ A) @ B, the blocks kept as
+  /// they are. A LoRA adapter on a packed model (lora.h's merge_llama_adapter): the frozen weight
+  /// stays on the fast path, and the adapter costs two thin products, rank r columns wide. A
+  /// second addend joins the first (A side by side, B stacked). ValueError unless A is (in, r) and
+  /// B (r, out), float32 on the CPU.
+  PackedWeight with_low_rank(const torch::Tensor& A, const torch::Tensor& B) const;
+  /// The addend's rank (0: none).
+  std::int64_t low_rank() const { return low_rank_A_.defined() ? low_rank_A_.size(1) : 0; }
 
   /// Whether matmul and decoding use the AVX2 kernels (this CPU has AVX2, FMA and F16C, and
   /// use_vectorized has not switched them off); otherwise portable loops, the same results.
@@ -60,10 +70,13 @@ class PackedWeight {
 
  private:
   void decode_row(std::int64_t row, float* out) const;
+  torch::Tensor decoded_blocks() const;                       // (in, out), the blocks alone
+  torch::Tensor matmul_blocks(const torch::Tensor& x) const;  // x @ the blocks alone
 
   TensorType type_ = TensorType::kF32;
   std::int64_t rows_ = 0, cols_ = 0, row_bytes_ = 0;
   std::shared_ptr<const std::vector<std::uint8_t>> data_;  // rows_ · row_bytes_ bytes
+  torch::Tensor low_rank_A_, low_rank_B_;                  // (in, r), (r, out), or undefined
 };
 
 }  // namespace g2c::pretrained

@@ -4,7 +4,12 @@
 // gradients reaching A and B and nothing else, against float64 finite differences; the model left
 // as the base model after every call, an exception included; the cached forward against the full
 // one; what a bad rank and an unknown target get (a packed model: packed_weight_checks.cpp).
+// The adapter file: saved and read back bit for bit (and the model it loads into computing what
+// the saved one did, exactly); merged into a copy of the base, against the unmerged adapters
+// within float rounding; a cut-short, foreign, non-finite or wrongly-sized file refused by name,
+// nothing changed.
 #include <cstdint>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -12,11 +17,14 @@
 #include <torch/torch.h>
 #include <catch2/catch.hpp>
 
+#include "g2c/core/archive.h"
 #include "g2c/core/errors.h"
 #include "g2c/pretrained/llama.h"
 #include "g2c/pretrained/lora.h"
 #include "g2c_test.h"
+#include "smollm2.h"
 #include "tiny_llama.h"
+#include "tokenizer_test_support.h"
 #include "torch_test.h"
 
 using g2c::pretrained::LlamaLoRA;
@@ -147,4 +155,151 @@ TEST_CASE("llama_lora_refuses_what_it_cannot_adapt", "[pretrained][lora]") {
                     Catch::Contains("each projection once"));
   CHECK_THROWS_AS(LlamaLoRA(model, LlamaLoRAOptions(2).targets({})), g2c::ValueError);
   CHECK_THROWS_AS(LlamaLoRA(LlamaModel(nullptr), LlamaLoRAOptions(2)), g2c::ValueError);
+}
+
+namespace {
+
+/// A LoRA on every projection of `model` whose B are random: an adapter that changes the model.
+LlamaLoRA trained_looking_lora(LlamaModel model) {
+  LlamaLoRA lora(
+      model, LlamaLoRAOptions(3).alpha(6.0).targets({"q", "k", "v", "o", "gate", "up", "down"}));
+  randomize_b(lora);
+  return lora;
+}
+
+const nlohmann::json kLineage = {{"data", "tool-calls v1"}, {"seed", 7}, {"steps", 12}};
+
+}  // namespace
+
+TEST_CASE("llama_adapter_saves_and_reloads_bit_for_bit", "[pretrained][lora]") {
+  auto [model, copy] = twin_models(31);
+  auto lora = trained_looking_lora(model);
+  const auto adapter = g2c::pretrained::adapter_of(*lora, "tiny-calc", "tiny", kLineage);
+  g2c::testing::TempDir dir;
+  g2c::pretrained::save_llama_adapter(dir / "nested/adapter.pt", adapter);
+  const auto read = g2c::pretrained::read_llama_adapter(dir / "nested/adapter.pt");
+  CHECK(read.name == "tiny-calc");
+  CHECK(read.base == "tiny");
+  CHECK(read.lineage == kLineage);
+  CHECK(read.options.rank() == 3);
+  CHECK(read.scaling() == 2.0);
+  CHECK(read.options.targets() == lora->options.targets());
+  REQUIRE(read.tensors.size() == lora->named_parameters().size());
+  for (const auto& item : lora->named_parameters()) {
+    INFO(item.key());
+    CHECK(torch::equal(read.tensors[item.key()], item.value()));
+  }
+  // Loaded into a fresh LoRA on the twin base, it computes what the saved one did, to the bit.
+  LlamaLoRA reloaded(copy, read.options);
+  g2c::pretrained::load_llama_adapter(*reloaded, read);
+  const auto ids = torch::randint(0, 20, {2, 7}, torch::kLong);
+  torch::NoGradGuard no_grad;
+  CHECK(max_abs_diff(reloaded->forward(ids), lora->forward(ids)) == 0.0);
+  // Another rank or other targets: refused, the LoRA left as it was.
+  LlamaLoRA other(copy, LlamaLoRAOptions(2).targets({"q", "v"}));
+  const auto before = other->parameters().front().clone();
+  CHECK_THROWS_WITH(g2c::pretrained::load_llama_adapter(*other, read),
+                    Catch::Contains("rank 3") && Catch::Contains("build the LlamaLoRA"));
+  CHECK(torch::equal(other->parameters().front(), before));
+}
+
+TEST_CASE("llama_adapter_merged_equals_unmerged", "[pretrained][lora]") {
+  auto [model, copy] = twin_models(32);
+  auto lora = trained_looking_lora(model);
+  const auto adapter = g2c::pretrained::adapter_of(*lora, "tiny-calc", "tiny");
+  const auto ids = torch::randint(0, 20, {2, 9}, torch::kLong);
+  torch::NoGradGuard no_grad;
+  const auto base = copy->forward(ids);
+  g2c::pretrained::merge_llama_adapter(*copy, adapter);
+  const auto merged = copy->forward(ids);
+  CHECK(max_abs_diff(merged, base) > 1e-3);  // the adapter does something
+  CHECK(max_abs_diff(merged, lora->forward(ids)) < 1e-5);
+  // Through the cache, a prompt then one token, the merged model continues the same rows.
+  auto cache = copy->empty_kv_cache(16);
+  const auto head = copy->forward(ids.narrow(1, 0, 8), cache);
+  const auto tail = copy->forward(ids.narrow(1, 8, 1), cache);
+  CHECK(max_abs_diff(torch::cat({head, tail}, 1), merged) < 1e-4);
+  // The LoRA's own base was not touched by merging into the copy.
+  lora->set_enabled(false);
+  CHECK(max_abs_diff(lora->forward(ids), base) == 0.0);
+}
+
+TEST_CASE("llama_adapter_refuses_a_corrupt_or_foreign_file", "[pretrained][lora]") {
+  auto [model, copy] = twin_models(33);
+  auto lora = trained_looking_lora(model);
+  auto adapter = g2c::pretrained::adapter_of(*lora, "tiny-calc", "tiny");
+  g2c::testing::TempDir dir;
+  const auto path = dir / "adapter.pt";
+  g2c::pretrained::save_llama_adapter(path, adapter);
+  const auto size = std::filesystem::file_size(path);
+
+  SECTION("cut short") {
+    std::filesystem::resize_file(path, size / 2);
+    CHECK_THROWS_WITH(g2c::pretrained::read_llama_adapter(path),
+                      Catch::Contains(path.string()) && Catch::Contains("LoRA adapter"));
+  }
+  SECTION("missing") {
+    CHECK_THROWS_WITH(g2c::pretrained::read_llama_adapter(dir / "none.pt"),
+                      Catch::Contains("none.pt"));
+  }
+  SECTION("another kind of archive") {
+    auto dict = g2c::archive_dict();
+    dict.insert("name", "tiny-calc");
+    g2c::write_archive(dir / "other.pt", dict);
+    CHECK_THROWS_WITH(g2c::pretrained::read_llama_adapter(dir / "other.pt"),
+                      Catch::Contains("other.pt") && Catch::Contains("g2c.llama_lora_adapter"));
+  }
+  SECTION("values that are not finite") {
+    adapter.tensors["blocks.1.up_lora_B"][0][0] = std::numeric_limits<float>::quiet_NaN();
+    g2c::pretrained::save_llama_adapter(path, adapter);
+    CHECK_THROWS_WITH(g2c::pretrained::read_llama_adapter(path),
+                      Catch::Contains("blocks.1.up_lora_B") && Catch::Contains("not finite"));
+  }
+  SECTION("a tensor of the wrong shape") {
+    adapter.tensors["blocks.0.q_lora_A"] = torch::zeros({5, 3});
+    g2c::pretrained::save_llama_adapter(path, adapter);
+    CHECK_THROWS_WITH(g2c::pretrained::read_llama_adapter(path),
+                      Catch::Contains("blocks.0.q_lora_A") && Catch::Contains("damaged"));
+  }
+  SECTION("a base of other sizes") {
+    const auto read = g2c::pretrained::read_llama_adapter(path);
+    LlamaModel wider(g2c::testing::tiny_llama_options().hidden_dim(
+        g2c::testing::tiny_llama_options().hidden_dim() * 2));
+    const auto before = wider->block_list[0]->attention->Wq.clone();
+    CHECK_THROWS_WITH(g2c::pretrained::merge_llama_adapter(*wider, read),
+                      Catch::Contains("tiny-calc") && Catch::Contains("on its base"));
+    CHECK(torch::equal(wider->block_list[0]->attention->Wq, before));
+  }
+}
+
+TEST_CASE("smollm2_with_an_adapter_on_the_fast_path_is_the_adapted_model", "[pretrained][lora]") {
+  G2C_SKIP_WITHOUT_SMOLLM2();
+  // Trained (here: made up) on the float32 model, applied to the packed one that the tools load.
+  auto dense = g2c::pretrained::load_pretrained_model("SmolLM2-135M-Instruct");
+  LlamaLoRA lora(dense.model, LlamaLoRAOptions(2).targets({"q", "v", "down"}));
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& parameter : lora->parameters()) parameter.normal_(0.0, 0.02);
+  }
+  g2c::testing::TempDir dir;
+  g2c::pretrained::save_llama_adapter(
+      dir / "adapter.pt", g2c::pretrained::adapter_of(*lora, "SmolLM2-calc", dense.name, kLineage));
+  auto packed = g2c::pretrained::load_pretrained_model("SmolLM2-135M-Instruct",
+                                                       g2c::pretrained::LoadOptions().packed(true));
+  const auto ids = packed.tokenizer.encode("The capital of France is");
+  const auto x = torch::tensor(ids, torch::kLong).unsqueeze(0);  // (1, T)
+  torch::NoGradGuard no_grad;
+  const auto base = packed.model->forward(x);
+  const auto adapter = g2c::pretrained::apply_llama_adapter(packed, dir / "adapter.pt");
+  CHECK(packed.name == "SmolLM2-calc");
+  CHECK(adapter.lineage == kLineage);
+  const auto adapted = packed.model->forward(x);
+  CHECK(max_abs_diff(adapted, base) > 1e-2);
+  CHECK(max_abs_diff(adapted, lora->forward(x)) < 2e-3);  // Q8_0/Q4_1 kernels vs float32 matmul
+  // On another base by name: refused, the model as it was.
+  auto renamed = std::move(packed);
+  renamed.name = "SmolLM2-360M-Instruct";
+  CHECK_THROWS_WITH(g2c::pretrained::apply_llama_adapter(renamed, dir / "adapter.pt"),
+                    Catch::Contains("trained on SmolLM2-135M-Instruct, not on SmolLM2-360M"));
+  CHECK(max_abs_diff(renamed.model->forward(x), adapted) == 0.0);
 }

@@ -243,7 +243,7 @@ TEST_CASE("a_packed_llama_computes_what_the_dense_one_does", "[pretrained]") {
                                             g2c::pretrained::LoadOptions().packed(true));
   CHECK_FALSE(dense->packed());
   CHECK(packed->packed());
-  // LoRA adds to float32 projections: a packed model is refused, by name (g2c/pretrained/lora.h).
+  // LoRA trains float32 projections: a packed model is refused, by name (g2c/pretrained/lora.h).
   CHECK_THROWS_WITH(g2c::pretrained::LlamaLoRA(packed, 4), Contains("packed(false)"));
   CHECK(dense_report.weight_bytes == dense->options.num_parameters() * 4);
   // Blocks of 32 values: Q8_0 34 bytes, Q4_1 20; the norms stay float32.
@@ -269,4 +269,51 @@ TEST_CASE("a_packed_llama_computes_what_the_dense_one_does", "[pretrained]") {
       next_packed = packed_logits.select(1, -1).argmax(-1, true);
     }
   });
+}
+
+TEST_CASE("a_packed_llama_with_an_adapter_computes_what_the_merged_dense_one_does",
+          "[pretrained][lora]") {
+  const TemporaryFile path(quantized_llama_file(), "quantized_llama");
+  auto trained = g2c::pretrained::load_llama(path.path);
+  g2c::pretrained::LlamaLoRA lora(trained, g2c::pretrained::LlamaLoRAOptions(4).targets(
+                                               {"q", "k", "v", "o", "gate", "up", "down"}));
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& parameter : lora->parameters()) parameter.normal_(0.0, 0.3);
+  }
+  const auto adapter = g2c::pretrained::adapter_of(*lora, "tiny-calc", "tiny");
+  auto dense = g2c::pretrained::load_llama(path.path);
+  auto packed =
+      g2c::pretrained::load_llama(path.path, nullptr, g2c::pretrained::LoadOptions().packed(true));
+  torch::NoGradGuard no_grad;
+  const auto ids = torch::tensor({{3, 1, 4, 1, 5, 9, 2, 6}}, torch::kLong);
+  const auto base = packed->forward(ids);
+  g2c::pretrained::merge_llama_adapter(*dense, adapter);
+  g2c::pretrained::merge_llama_adapter(*packed, adapter);
+  // The blocks stay packed; each targeted product gains a rank-4 term.
+  CHECK(packed->packed());
+  CHECK(packed->block_list[0]->attention->packed->q.low_rank() == 4);
+  CHECK(packed->block_list[1]->ffn->packed->down.low_rank() == 4);
+  with_both_kernels([&] {
+    INFO((PackedWeight::vectorized() ? "AVX2" : "portable"));
+    const auto merged = dense->forward(ids);
+    CHECK(max_abs_diff(merged, base) > 1e-2);  // the adapter changes the model
+    CHECK(max_abs_diff(packed->forward(ids), merged) < 1e-4);
+    CHECK(max_abs_diff(dense->forward(ids), lora->forward(ids)) < 1e-4);
+    // Cached steps, one token each (the fused kernels plus the low-rank term).
+    auto dense_cache = dense->empty_kv_cache(), packed_cache = packed->empty_kv_cache();
+    dense->forward(ids, dense_cache);
+    packed->forward(ids, packed_cache);
+    for (const std::int64_t id : {7, 0, 12}) {
+      const auto next = torch::tensor({{id}}, torch::kLong);
+      CHECK(max_abs_diff(packed->forward(next, packed_cache), dense->forward(next, dense_cache)) <
+            1e-4);
+    }
+  });
+  // dequantized() is the matrix the dense model holds, the addend included.
+  CHECK(max_abs_diff(packed->block_list[0]->attention->packed->v.dequantized(),
+                     dense->block_list[0]->attention->Wv) < 1e-5);
+  const auto& q = packed->block_list[0]->attention->packed->q;
+  CHECK_THROWS_WITH(q.with_low_rank(torch::zeros({3, 2}), torch::zeros({2, 64})),
+                    Contains("A (in 64, r)"));
 }

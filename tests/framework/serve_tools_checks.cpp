@@ -1,7 +1,9 @@
 // Module 18's native channel over HTTP: g2c-serve's /api/chat with "tools" (a call decoded under
 // the calculator's schema by SmolLM2-135M-Instruct), read by module 16's OllamaBackend, against the
-// same turn in this process; then a whole run_with_tools over the server. Skipped, visibly,
-// without the model file.
+// same turn in this process; then a whole run_with_tools over the server; and a LoRA adapter served
+// beside its base under its own name. Skipped, visibly, without the model file.
+#include <algorithm>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -15,9 +17,11 @@
 #include "g2c/inference/pretrained_backend.h"
 #include "g2c/inference/server.h"
 #include "g2c/pretrained/catalog.h"
+#include "g2c/pretrained/lora.h"
 #include "g2c/tools/tools.h"
 #include "g2c_test.h"
 #include "running_server.h"
+#include "tokenizer_test_support.h"
 
 using g2c::inference::ChatOptions;
 using json = nlohmann::json;
@@ -136,4 +140,69 @@ TEST_CASE("a_reply_streams_over_http_as_it_does_in_process", "[tools]") {
   REQUIRE(call_over_http.tool_calls.size() == 1);
   CHECK(call_over_http.tool_calls[0]["arguments"] == call_here.tool_calls[0]["arguments"]);
   CHECK(pieces.empty());
+}
+
+TEST_CASE("serve_offers_a_base_model_with_an_adapter_under_its_own_name", "[tools]") {
+  if (const auto missing = missing_model(); !missing.empty()) G2C_SKIP(missing);
+  // An adapter that changes the model a little (random B), trained on nothing.
+  auto dense = g2c::pretrained::load_pretrained_model(kName);
+  g2c::pretrained::LlamaLoRA lora(dense.model,
+                                  g2c::pretrained::LlamaLoRAOptions(2).targets({"q", "v"}));
+  {
+    torch::NoGradGuard no_grad;
+    torch::manual_seed(0);
+    for (auto& parameter : lora->parameters()) parameter.normal_(0.0, 0.15);
+  }
+  g2c::testing::TempDir dir;
+  const auto path = dir / "adapter.pt";
+  g2c::pretrained::save_llama_adapter(
+      path, g2c::pretrained::adapter_of(*lora, "SmolLM2-noisy", kName, {{"data", "none"}}));
+
+  g2c::inference::ServerOptions options;
+  options.adapters = {path};
+  g2c_test::RunningServer running(options);
+  auto client = running.client();
+  const auto tags = json::parse(client.Get("/api/tags")->body);
+  std::vector<std::string> names;
+  for (const auto& model : tags["models"]) {
+    names.push_back(model["name"]);
+    if (model["name"] == "SmolLM2-noisy:latest") {
+      CHECK(model["details"]["parent_model"] == std::string(kName) + ":latest");
+      CHECK(model["size"].get<std::int64_t>() >
+            static_cast<std::int64_t>(std::filesystem::file_size(path)));
+    }
+  }
+  CHECK(std::find(names.begin(), names.end(), "SmolLM2-noisy:latest") != names.end());
+  CHECK(std::find(names.begin(), names.end(), std::string(kName) + ":latest") != names.end());
+
+  // The served adapter answers as the same adapter applied in this process, token for token.
+  g2c::inference::OllamaBackend remote(
+      "smollm2-noisy", g2c::inference::OllamaOptions().with_base_url(running.url()));
+  auto local = g2c::inference::PretrainedBackend::load(
+      kName, g2c::pretrained::LoadOptions().packed(true), {}, path);
+  CHECK(local.info().model_id() == "SmolLM2-noisy");
+  const json messages = json::array({{{"role", "user"}, {"content", "Name a colour."}}});
+  auto options_chat = ChatOptions().with_temperature(0).with_max_new_tokens(12);
+  options_chat.extras = g2c::inference::GenerationExtras::ollama_defaults();
+  const auto served = remote.chat_with_tools(messages, json::array(), options_chat);
+  const auto in_process = local.chat_with_tools(messages, json::array(), options_chat);
+  CHECK(served.content == in_process.content);
+  const auto base = g2c::inference::PretrainedBackend::load(kName).chat_with_tools(
+      messages, json::array(), options_chat);
+  INFO("base: " << base.content << " / adapted: " << in_process.content);
+  CHECK(served.content != base.content);
+
+  // Refused at start, by name: a base the server does not have, a name it already serves, a
+  // damaged file.
+  auto foreign = g2c::pretrained::adapter_of(*lora, "Other-noisy", "SmolLM2-9B", {});
+  g2c::pretrained::save_llama_adapter(dir / "foreign.pt", foreign);
+  g2c::inference::ServerOptions bad;
+  bad.adapters = {dir / "foreign.pt"};
+  CHECK_THROWS_WITH(g2c::inference::Server(bad), Catch::Contains("adapts SmolLM2-9B"));
+  g2c::pretrained::save_llama_adapter(dir / "clash.pt",
+                                      g2c::pretrained::adapter_of(*lora, kName, kName, {}));
+  bad.adapters = {dir / "clash.pt"};
+  CHECK_THROWS_WITH(g2c::inference::Server(bad), Catch::Contains("already serves"));
+  std::filesystem::resize_file(dir / "clash.pt", 100);
+  CHECK_THROWS_WITH(g2c::inference::Server(bad), Catch::Contains("clash.pt"));
 }

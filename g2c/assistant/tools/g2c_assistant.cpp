@@ -33,6 +33,7 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "g2c/assistant/assistant.h"
 #include "g2c/assistant/cli.h"
@@ -57,6 +58,7 @@ using g2c::assistant::Assistant;
 struct Options {
   std::string model = "SmolLM2-135M-Instruct";
   std::optional<std::string> url;
+  std::optional<std::string> adapter;
   std::optional<std::string> once;
   bool rag = false;
   std::int64_t rag_k = 3;
@@ -78,6 +80,11 @@ struct Options {
 /// process, else one of the course's saved models.
 std::unique_ptr<g2c::inference::Backend> load_backend(const Options& options) {
   if (options.url) {
+    if (options.adapter) {
+      throw g2c::ValueError(
+          "--adapter: a server applies its own adapters (g2c-serve --adapter FILE serves the "
+          "adapted model under its name: pass that name with --model)");
+    }
     return std::make_unique<g2c::inference::OllamaBackend>(
         options.model,
         g2c::inference::OllamaOptions().with_base_url(*options.url).with_timeout(options.timeout));
@@ -87,9 +94,19 @@ std::unique_ptr<g2c::inference::Backend> load_backend(const Options& options) {
     auto backend_options = g2c::inference::PretrainedBackendOptions().with_tool_choice(
         options.constrained ? g2c::inference::ToolChoice::Required
                             : g2c::inference::ToolChoice::Auto);
-    return std::make_unique<g2c::inference::PretrainedBackend>(
-        g2c::inference::PretrainedBackend::load(
-            options.model, g2c::pretrained::LoadOptions().packed(true), backend_options));
+    auto backend =
+        std::make_unique<g2c::inference::PretrainedBackend>(g2c::inference::PretrainedBackend::load(
+            options.model, g2c::pretrained::LoadOptions().packed(true), backend_options,
+            options.adapter ? std::optional<fs::path>(*options.adapter) : std::nullopt));
+    if (options.adapter) {
+      fmt::print(stderr, "(adapter {} on {})\n", backend->info().model_id(), options.model);
+    }
+    return backend;
+  }
+  if (options.adapter) {
+    throw g2c::ValueError(fmt::format(
+        "--adapter: a LoRA adapter applies to a pretrained model in this process ({}), not to {}",
+        fmt::join(pretrained, ", "), options.model));
   }
   return g2c::inference::load_artifact_backend(options.model);
 }
@@ -107,6 +124,9 @@ int main(int argc, char** argv) {
                  "model's name on the --url server");
   app.add_option("--url", options.url,
                  "A server in Ollama's protocol (g2c-serve, Ollama), e.g. http://127.0.0.1:11434");
+  app.add_option("--adapter", options.adapter,
+                 "A LoRA adapter file for the pretrained model (exercise 18b_tool_tuning trains "
+                 "one that calls the calculator)");
   app.add_option("--once", options.once, "Answer this one message and exit");
   app.add_flag("--rag", options.rag, "Retrieve chunks of the course's documents for each turn");
   app.add_option("--rag-k", options.rag_k, "Chunks retrieved per turn").positive();

@@ -40,6 +40,7 @@ struct Options {
   int torch_threads = 1;
   std::string preload;
   std::vector<std::string> allowed_origins;
+  std::vector<std::string> adapters;
   std::string api_key;
   bool quiet = false;
 };
@@ -76,6 +77,7 @@ int serve(const Options& options) {
   server_options.threads = options.threads;
   server_options.max_queue = options.max_queue;
   server_options.allowed_origins = options.allowed_origins;
+  server_options.adapters = {options.adapters.begin(), options.adapters.end()};
   server_options.api_key = api_key;
   server_options.log_requests = !options.quiet;
   g2c::inference::Server server(server_options);
@@ -146,6 +148,10 @@ int main(int argc, char** argv) {
   app.add_option(
          "--api-key", options.api_key,
          "Require \"Authorization: Bearer KEY\" on every request (or set G2C_SERVE_API_KEY)")
+      .no_default();
+  app.add_option("--adapter", options.adapters,
+                 "A LoRA adapter file (exercise 18b_tool_tuning) served with its base model under "
+                 "the adapter's name; repeat for several")
       .no_default();
   app.add_flag("--quiet", options.quiet, "No line per request on stderr");
   return g2c::run_cli(app, argc, argv, [&] { return serve(options); });

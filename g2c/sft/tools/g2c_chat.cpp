@@ -47,7 +47,8 @@ struct Options {
   std::uint64_t seed = 1;
   std::string device = "auto";
   int threads = 0;
-  std::string weights = "packed";  // a pretrained model's: packed or float32
+  std::string weights = "packed";      // a pretrained model's: packed or float32
+  std::optional<std::string> adapter;  // a LoRA adapter file for a pretrained model
 };
 
 std::string trim(const std::string& text) {
@@ -116,7 +117,8 @@ int run_pretrained(const Options& options, const std::string& name) {
         fmt::format("--device {}: the pretrained model runs on the CPU", options.device));
   }
   auto smol = g2c::pretrained::load_pretrained_model(
-      name, g2c::pretrained::LoadOptions().packed(options.weights == "packed"));
+      name, g2c::pretrained::LoadOptions().packed(options.weights == "packed"),
+      options.adapter ? std::optional<std::filesystem::path>(*options.adapter) : std::nullopt);
   fmt::print(stderr,
              "{} (pretrained, {} parameters, weights {}), context {} tokens; loaded in {:.1f} s\n",
              smol.name, smol.model->options.num_parameters(), options.weights,
@@ -155,6 +157,12 @@ int run_pretrained(const Options& options, const std::string& name) {
 int run(const Options& options) {
   if (const auto name = g2c::pretrained::pretrained_model_name(options.model); !name.empty()) {
     return run_pretrained(options, name);
+  }
+  if (options.adapter) {
+    throw g2c::ValueError(fmt::format(
+        "--adapter: a LoRA adapter file applies to a pretrained model (SmolLM2-135M-Instruct), "
+        "not to {}",
+        options.model));
   }
   if (options.threads > 0) torch::set_num_threads(options.threads);
   const auto device = g2c::nn::resolve_device(options.device);
@@ -223,6 +231,8 @@ int main(int argc, char** argv) {
       .no_default();
   app.add_option("--seed", options.seed, "Seed of the sampling generator");
   app.add_option("--device", options.device, "auto, cpu, cuda or mps");
+  app.add_option("--adapter", options.adapter,
+                 "A LoRA adapter file for a pretrained model (exercise 18b_tool_tuning)");
   app.add_option("--weights", options.weights,
                  "A pretrained model's weights: packed (the fast path) or float32 (dequantized on "
                  "load)")
