@@ -64,10 +64,13 @@ int main(int argc, char** argv) {
   g2c::exercises::CommonOptions options;
   options.out = "results/18-tools";
   std::string model_name = "SmolLM2-135M-Instruct";
+  std::optional<std::string> adapter;
   std::int64_t count = 60, max_steps = 3, max_tokens = 64;
   std::vector<std::string> conditions = {"alone", "text", "native", "constrained"};
   g2c::exercises::add_common_options(app, options);
   app.add_option("--model", model_name, "The pretrained model that answers");
+  app.add_option("--adapter", adapter,
+                 "A LoRA adapter file merged into the model (exercise 18b_tool_tuning's)");
   app.add_option("--questions", count, "How many questions (the four kinds in turn)").positive();
   app.add_option("--max-steps", max_steps, "Backend calls per question in the tool loop")
       .positive();
@@ -82,7 +85,10 @@ int main(int argc, char** argv) {
     const auto questions = g2c::exercises::draw_arithmetic(count, options.seed);
     auto model =
         std::make_shared<g2c::pretrained::PretrainedModel>(g2c::pretrained::load_pretrained_model(
-            model_name, g2c::pretrained::LoadOptions().packed(true)));
+            model_name, g2c::pretrained::LoadOptions().packed(true),
+            adapter ? std::optional<std::filesystem::path>(*adapter) : std::nullopt));
+    if (adapter)
+      fmt::print("model: {} ({} with the adapter {})\n", model->name, model_name, *adapter);
     PretrainedBackend free_backend(model);
     PretrainedBackend constrained_backend(
         model, g2c::inference::PretrainedBackendOptions().with_tool_choice(ToolChoice::Required));
@@ -168,15 +174,20 @@ int main(int argc, char** argv) {
     }
 
     auto out = g2c::exercises::run_metadata("18_calculator", options, device);
-    out["config"] = {{"model", model_name},      {"questions", count}, {"max_steps", max_steps},
-                     {"max_tokens", max_tokens}, {"temperature", 0},   {"seed", options.seed}};
+    out["config"] = {{"model", model->name},
+                     {"adapter", adapter ? nlohmann::json(*adapter) : nlohmann::json()},
+                     {"questions", count},
+                     {"max_steps", max_steps},
+                     {"max_tokens", max_tokens},
+                     {"temperature", 0},
+                     {"seed", options.seed}};
     out["conditions"] = results;
     out["accuracy_table"] = table;
     using g2c::exercises::Figure;
     using g2c::exercises::Series;
     out["figures"] = g2c::exercises::figures(
         {Figure::bar("calculator_accuracy.png",
-                     fmt::format("{} on {} arithmetic questions", model_name, count), "",
+                     fmt::format("{} on {} arithmetic questions", model->name, count), "",
                      "answers whose last number is right")
              .add(Series("", "/accuracy_table/condition", "/accuracy_table/accuracy"))});
     const auto path = g2c::exercises::save_result(options, "calculator.json", out);

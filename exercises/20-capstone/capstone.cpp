@@ -3,7 +3,8 @@
 // (run_capability_baseline) on SmolLM2-135M-Instruct, with and without retrieval and tools:
 //   bare          the question alone, through backend.complete() (module 15's scoring)
 //   assistant     the assistant with no tools and no retrieval: the native agent's one reply
-//   +tools        the calculator, each call decoded under its schema (ToolChoice::Required)
+//   +tools        the calculator, each call decoded under its schema (ToolChoice::Required); with
+//                 --adapter (exercise 18b's fine-tuned model) the model writes its own calls
 //   +rag          module 17's BM25 over the course's documents, the best two chunks in the prompt
 //   +rag+tools    both
 // Three kinds of case, ten each: arithmetic (module 18's kinds, drawn with --seed; right when the
@@ -89,10 +90,14 @@ int main(int argc, char** argv) {
   g2c::exercises::CommonOptions options;
   options.out = "results/20-capstone";
   std::string model_name = "SmolLM2-135M-Instruct";
+  std::optional<std::string> adapter;
   std::int64_t per_kind = 10, max_steps = 3, max_tokens = 64, rag_k = 2;
   std::vector<std::string> conditions = kConditions;
   g2c::exercises::add_common_options(app, options);
   app.add_option("--model", model_name, "The pretrained model behind the assistant");
+  app.add_option("--adapter", adapter,
+                 "A LoRA adapter file merged into the model (exercise 18b_tool_tuning's); its "
+                 "tool setups then let the model write its own calls instead of forcing one");
   app.add_option("--per-kind", per_kind, "Cases of each kind (at most 10)").range(1, 10);
   app.add_option("--max-steps", max_steps, "Agent steps per case at most").positive();
   app.add_option("--max-tokens", max_tokens, "Reply length limit per step, in tokens").positive();
@@ -110,11 +115,16 @@ int main(int argc, char** argv) {
 
     auto model =
         std::make_shared<g2c::pretrained::PretrainedModel>(g2c::pretrained::load_pretrained_model(
-            model_name, g2c::pretrained::LoadOptions().packed(true)));
+            model_name, g2c::pretrained::LoadOptions().packed(true),
+            adapter ? std::optional<fs::path>(*adapter) : std::nullopt));
+    if (adapter)
+      fmt::print("model: {} ({} with the adapter {})\n", model->name, model_name, *adapter);
+    // The base calls no tool unless made to; a model fine-tuned to call writes its own calls.
+    const auto tool_choice =
+        adapter ? g2c::inference::ToolChoice::Auto : g2c::inference::ToolChoice::Required;
     g2c::inference::PretrainedBackend free_backend(model);
-    g2c::inference::PretrainedBackend constrained_backend(
-        model, g2c::inference::PretrainedBackendOptions().with_tool_choice(
-                   g2c::inference::ToolChoice::Required));
+    g2c::inference::PretrainedBackend tools_backend(
+        model, g2c::inference::PretrainedBackendOptions().with_tool_choice(tool_choice));
     g2c::rag::BM25Retriever index;
     index.add(g2c::rag::course_document_chunks(root));
 
@@ -151,7 +161,7 @@ int main(int argc, char** argv) {
         setup.config.rag_k = rag_k;
         setup.retriever = rag ? &index : nullptr;
         g2c::assistant::Assistant assistant(
-            tools ? constrained_backend : free_backend,
+            tools ? tools_backend : free_backend,
             tools ? g2c::tools::ToolRegistry({g2c::tools::make_calculator()})
                   : g2c::tools::ToolRegistry(),
             setup);
@@ -204,8 +214,14 @@ int main(int argc, char** argv) {
     }
 
     auto out = g2c::exercises::run_metadata("20_capstone", options, device);
-    out["config"] = {{"model", model_name},      {"per_kind", per_kind}, {"max_steps", max_steps},
-                     {"max_tokens", max_tokens}, {"rag_k", rag_k},       {"temperature", 0},
+    out["config"] = {{"model", model->name},
+                     {"adapter", adapter ? Json(*adapter) : Json()},
+                     {"tool_choice", adapter ? "auto" : "required"},
+                     {"per_kind", per_kind},
+                     {"max_steps", max_steps},
+                     {"max_tokens", max_tokens},
+                     {"rag_k", rag_k},
+                     {"temperature", 0},
                      {"seed", options.seed}};
     out["conditions"] = results;
     out["pass_table"] = table;
@@ -213,8 +229,8 @@ int main(int argc, char** argv) {
     using g2c::exercises::Series;
     auto figure = Figure::bar(
         "capstone.png",
-        fmt::format("{} with and without the scaffolding ({} cases)", model_name, cases.size()), "",
-        "cases passed");
+        fmt::format("{} with and without the scaffolding ({} cases)", model->name, cases.size()),
+        "", "cases passed");
     for (const auto& condition : conditions) {
       figure.add(Series(condition, "/pass_table/kind", "/pass_table/" + condition));
     }

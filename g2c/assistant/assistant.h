@@ -145,19 +145,20 @@ class Assistant {
   /// terminal loop records the same note for a turn that failed before chat recorded it.
   static std::string no_answer_note(const agent::AgentRunResult& run);
 
+  /// What the agent is asked: "Previous conversation:\n" + history_block, then context_block,
+  /// then user_message, joined by "\n\n", the empty parts left out.
+  /// Example: ("again", "User: hi\nAssistant: hello", "") ->
+  ///   "Previous conversation:\nUser: hi\nAssistant: hello\n\nagain". Public: exercise 18b
+  /// trains SmolLM2 on later turns as the assistant words them.
+  static std::string build_contextualized_message(std::string_view user_message,
+                                                  std::string_view history_block,
+                                                  std::string_view context_block);
+
  private:
   /// The context block for this turn (format_context_block), or "" when there is no retriever or
   /// RAG is off (use_rag, else config.rag_enabled). Retrieves config.rag_k chunks for `query`;
   /// AssistantError "Assistant: retriever failed: …" when the retriever throws.
   std::string maybe_retrieve(std::string_view query, std::optional<bool> use_rag) const;
-
-  /// What the agent is asked: "Previous conversation:\n" + history_block, then context_block,
-  /// then user_message, joined by "\n\n", the empty parts left out.
-  /// Example: ("again", "User: hi\nAssistant: hello", "") ->
-  ///   "Previous conversation:\nUser: hi\nAssistant: hello\n\nagain".
-  static std::string build_contextualized_message(std::string_view user_message,
-                                                  std::string_view history_block,
-                                                  std::string_view context_block);
 
   /// The agent's run on `message`, whichever agent this is. Throws what the agent throws (a
   /// backend's failure included).

@@ -47,10 +47,11 @@ std::string describe_tools(const nlohmann::json& tools) {
   return out.str();
 }
 
-/// The conversation as the chat template's turns (chat_with_tools says how each kind is shown).
-std::vector<g2c::pretrained::ChatMessage> chat_turns(const nlohmann::json& messages,
-                                                     const nlohmann::json& tools,
-                                                     const std::optional<std::string>& system) {
+}  // namespace
+
+std::vector<g2c::pretrained::ChatMessage> render_tool_chat(
+    const nlohmann::json& messages, const nlohmann::json& tools,
+    const std::optional<std::string>& system) {
   if (!messages.is_array() || messages.empty()) {
     throw ValueError(
         "PretrainedBackend::chat_with_tools: messages must be a non-empty list of "
@@ -95,6 +96,8 @@ std::vector<g2c::pretrained::ChatMessage> chat_turns(const nlohmann::json& messa
   if (system_text) turns.insert(turns.begin(), {"system", *system_text});
   return turns;
 }
+
+namespace {
 
 /// Each tool's name is one a model can write between quotes and a mask can spell: a name with a
 /// quote in it would end the spelling early, naming no tool.
@@ -413,7 +416,7 @@ ChatResult PretrainedBackend::chat_with_tools(const nlohmann::json& messages,
                     options.max_new_tokens));
   }
   check_tool_names(tools);
-  auto turns = chat_turns(messages, tools, options_.system);
+  auto turns = render_tool_chat(messages, tools, options_.system);
   auto& tokenizer = model_->tokenizer;
   const auto context = context_of(*model_, options.extras);
   // Ollama leaves out one message at a time; without drop_oldest_to_fit nothing is left out.

@@ -117,6 +117,15 @@ class PretrainedBackend : public ChatBackend {
   g2c::sampling::MaskCache string_masks_;
 };
 
+/// A conversation with tools as the chat template's turns, as chat_with_tools shows it to the
+/// model (its doc says how each kind of message is shown): `system` (or the messages' own system
+/// message) first, the tools described after it, a call as its JSON object, a tool's result as a
+/// user turn. What a fine-tuning set of tool calls is rendered with (exercise 18b), so that the
+/// model trains on what it will be shown. ValueError as chat_with_tools for malformed messages.
+std::vector<g2c::pretrained::ChatMessage> render_tool_chat(
+    const nlohmann::json& messages, const nlohmann::json& tools,
+    const std::optional<std::string>& system = std::nullopt);
+
 /// Module 11's GenerateOptions for these settings and extras: the temperature, top-k and top-p, the
 /// repetition penalty (off when extras.repeat_last_n is 0), and a generator seeded with
 /// extras.seed when there is one. The one conversion every course-side backend uses.

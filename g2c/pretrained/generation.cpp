@@ -1,5 +1,6 @@
 #include "g2c/pretrained/generation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -229,6 +230,47 @@ torch::Tensor mean_pooled_embeddings(PretrainedModel& pretrained,
         .copy_(pooled / torch::where(norms > 0, norms, torch::ones_like(norms)));
   }
   return out;
+}
+
+}  // namespace g2c::pretrained
+
+namespace g2c::pretrained {
+
+g2c::sft::SFTExample chat_sft_example(const PretrainedTokenizer& tokenizer,
+                                      const std::vector<ChatMessage>& turns) {
+  if (turns.empty()) throw ValueError("chat_sft_example: the conversation is empty");
+  g2c::sft::SFTExample example;
+  // Appends the ids that `text` (a longer prefix of the rendering) adds, masked with `mask`.
+  const auto extend = [&](const std::string& text, std::int64_t mask) {
+    const auto ids = tokenizer.encode(text);
+    if (ids.size() < example.ids.size() ||
+        !std::equal(example.ids.begin(), example.ids.end(), ids.begin())) {
+      throw ValueError(
+          "chat_sft_example: the tokenizer merges tokens across a turn's boundary in this "
+          "template; the turns cannot be masked one by one");
+    }
+    example.ids.insert(example.ids.end(),
+                       ids.begin() + static_cast<std::ptrdiff_t>(example.ids.size()), ids.end());
+    example.mask.resize(example.ids.size(), mask);
+  };
+  std::vector<ChatMessage> prefix;
+  for (const auto& turn : turns) {
+    const auto before = prefix.empty() ? std::string() : tokenizer.format_chat(prefix, false);
+    prefix.push_back(turn);
+    const auto after = tokenizer.format_chat(prefix, false);  // before + this turn (+ system)
+    if (turn.role != "assistant") {
+      extend(after, 0);
+      continue;
+    }
+    // "<|im_start|>assistant\n" is the prompt; the content and <|im_end|> the reply; "\n" not.
+    constexpr std::string_view kHeader = "<|im_start|>assistant\n";
+    const auto header_end = after.find(kHeader, before.size()) + kHeader.size();
+    const auto reply_end = after.rfind("<|im_end|>") + std::string_view("<|im_end|>").size();
+    extend(after.substr(0, header_end), 0);
+    extend(after.substr(0, reply_end), 1);
+    extend(after, 0);
+  }
+  return example;
 }
 
 }  // namespace g2c::pretrained

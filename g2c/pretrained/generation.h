@@ -18,6 +18,7 @@
 #include "g2c/pretrained/llama.h"
 #include "g2c/pretrained/tokenizer.h"
 #include "g2c/sampling/generate.h"
+#include "g2c/sft/data.h"
 #include "g2c/tokenizer/utf8.h"
 
 namespace g2c::pretrained {
@@ -125,6 +126,16 @@ struct FittedChat {
 };
 FittedChat fit_chat(const PretrainedTokenizer& tokenizer, std::vector<ChatMessage>& turns,
                     std::size_t step, const std::function<bool(std::int64_t)>& fits);
+
+/// A conversation as a fine-tuning example in the model's own template — module 13's
+/// render_with_mask for a pretrained model: ids of format_chat(turns) (no generation prompt),
+/// and mask 1 exactly on each assistant turn's content and its end token (<|im_end|>), 0 on every
+/// role header, system, user or tool turn, and line break. Built turn by turn; ValueError when the
+/// ids of a longer prefix do not extend the shorter one's (a template whose turns the tokenizer
+/// merges across), or for an empty conversation.
+/// Example: {system, user "Hi", assistant "Hello!"} -> the mask is 1 on "Hello", "!", <|im_end|>.
+g2c::sft::SFTExample chat_sft_example(const PretrainedTokenizer& tokenizer,
+                                      const std::vector<ChatMessage>& turns);
 
 /// A reply to `messages` (ending with a user turn) in the model's chat template.
 struct PretrainedChatReply {

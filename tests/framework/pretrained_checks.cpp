@@ -2,6 +2,7 @@
 // LibTorch's own rms_norm, llama.cpp's row permutation and interleaved rotary convention written
 // here from their definitions, a small Llama written to a GGUF file in llama.cpp's layout and read
 // back, the KV cache against the full forward, and the real SmolLM2 file's sizes.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <torch/torch.h>
 
 #include "g2c/core/errors.h"
+#include "g2c/pretrained/generation.h"
 #include "g2c/pretrained/llama.h"
 #include "g2c_test.h"
 #include "gguf_writer.h"
@@ -237,4 +239,39 @@ TEST_CASE("smollm2_file_has_the_sizes_the_spec_states", "[pretrained]") {
   CHECK(options.rope_base() == 100000.0);
   CHECK(options.num_parameters() == 134515008);
   CHECK_FALSE(file.has_tensor("output.weight"));  // the head is tied to token_embd
+}
+
+TEST_CASE("chat_sft_example_masks_the_assistant_turns_and_nothing_else", "[pretrained]") {
+  const auto path = g2c::pretrained::pretrained_model_default_file("SmolLM2-135M-Instruct");
+  if (!std::filesystem::exists(path)) G2C_SKIP(path.string() + " is missing: run scripts/setup.sh");
+  const auto tokenizer =
+      g2c::pretrained::PretrainedTokenizer::from_gguf(g2c::pretrained::GGUFFile::open(path));
+  const std::vector<g2c::pretrained::ChatMessage> turns = {
+      {"system", "You add numbers."},
+      {"user", "What is 2 + 3?"},
+      {"assistant", "{\"name\":\"calculator\"}"},
+      {"user", "The calculator tool returned: 5"},
+      {"assistant", "2 + 3 = 5."}};
+  const auto example = g2c::pretrained::chat_sft_example(tokenizer, turns);
+  // The ids are the whole rendering's, encoded at once (the turn-by-turn build changes nothing).
+  CHECK(example.ids == tokenizer.encode(tokenizer.format_chat(turns, false)));
+  REQUIRE(example.mask.size() == example.ids.size());
+  // What the mask keeps, decoded: the two replies, each with its end token, and nothing else.
+  std::vector<std::int64_t> kept, dropped;
+  for (std::size_t t = 0; t < example.ids.size(); ++t) {
+    (example.mask[t] == 1 ? kept : dropped).push_back(example.ids[t]);
+  }
+  CHECK(tokenizer.decode(kept) == "{\"name\":\"calculator\"}<|im_end|>2 + 3 = 5.<|im_end|>");
+  const auto rest = tokenizer.decode(dropped);
+  CHECK(rest.find("What is 2 + 3?") != std::string::npos);
+  CHECK(rest.find("<|im_start|>assistant\n") != std::string::npos);
+  CHECK(rest.find("calculator\"}") == std::string::npos);
+  // Without a system turn, the template's default one comes first, unmasked.
+  const auto defaulted =
+      g2c::pretrained::chat_sft_example(tokenizer, {{"user", "Hi"}, {"assistant", "Hello!"}});
+  CHECK(defaulted.ids ==
+        tokenizer.encode(tokenizer.format_chat({{"user", "Hi"}, {"assistant", "Hello!"}}, false)));
+  CHECK(std::count(defaulted.mask.begin(), defaulted.mask.end(), 1) ==
+        static_cast<std::int64_t>(tokenizer.encode("Hello!").size() + 1));
+  CHECK_THROWS_AS(g2c::pretrained::chat_sft_example(tokenizer, {}), g2c::ValueError);
 }

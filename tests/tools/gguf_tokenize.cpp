@@ -91,8 +91,11 @@ json answer(const g2c::pretrained::PretrainedTokenizer& tokenizer, const json& r
   }
   if (request.contains("pieces")) {
     json pieces = json::array();
-    for (const auto piece : g2c::pretrained::pre_tokenize(request["pieces"].get<std::string>(),
-                                                          g2c::pretrained::PreTokenizer::kSmolLM))
+    // The views point into `text`, which must outlive the loop (a temporary in the range
+    // expression would not).
+    const auto text = request["pieces"].get<std::string>();
+    for (const auto piece :
+         g2c::pretrained::pre_tokenize(text, g2c::pretrained::PreTokenizer::kSmolLM))
       pieces.push_back(std::string(piece));
     return {{"pieces", pieces}};
   }
