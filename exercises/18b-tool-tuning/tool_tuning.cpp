@@ -12,7 +12,7 @@
 //   save     the adapter file with its lineage (base, data, seed, steps, losses)
 //   measure  held-out questions (none trained on, none of 18_calculator's or 20_capstone's) run
 //            through module 18's native tool loop on the packed base and on the packed base plus
-//            the adapter, as g2c-assistant --adapter runs it: right answers, valid first calls,
+//            the adapter file, as the tools load it: right answers, valid first calls,
 //            calls repeated after a result, tool calls on questions that need none
 // 18_calculator and 20_capstone take --adapter for the before/after on their own questions.
 // Writes tool_tuning.json, the adapter, and two figures.
@@ -221,9 +221,9 @@ json tally_json(const Tally& tally, std::int64_t count) {
           {"samples", tally.samples}};
 }
 
-/// Runs each question through module 18's native loop on `backend` (greedy, as g2c-assistant
-/// asks), scoring with `answer` (nullopt: a question that needs no tool, scored by whether a tool
-/// was called).
+/// Runs each question through module 18's native loop on `backend` (greedy, at most 3 steps, as
+/// 18_calculator asks), scoring with `answer` (nullopt: a question that needs no tool, scored by
+/// whether a tool was called).
 Tally run_questions(
     g2c::inference::PretrainedBackend& backend, const g2c::tools::ToolRegistry& registry,
     const std::vector<std::pair<std::string, std::optional<std::int64_t>>>& questions,
