@@ -111,15 +111,25 @@ std::vector<std::string> operands(const std::string& expression) {
   return out;
 }
 
-std::string phrase(const std::string& pattern, const std::vector<std::string>& args) {
+/// `pattern` with every occurrence of each key replaced by its value.
+std::string fill(const std::string& pattern,
+                 const std::vector<std::pair<std::string, std::string>>& values) {
   std::string text = pattern;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const auto key = "{" + std::to_string(i) + "}";
-    for (auto at = text.find(key); at != std::string::npos; at = text.find(key)) {
-      text.replace(at, key.size(), args[i]);
+  for (const auto& [key, value] : values) {
+    for (auto at = text.find(key); at != std::string::npos;
+         at = text.find(key, at + value.size())) {
+      text.replace(at, key.size(), value);
     }
   }
   return text;
+}
+
+/// A phrasing with its operands in place of {0}, {1}, {2}.
+std::string phrase(const std::string& pattern, const std::vector<std::string>& args) {
+  std::vector<std::pair<std::string, std::string>> values;
+  for (std::size_t i = 0; i < args.size(); ++i)
+    values.emplace_back("{" + std::to_string(i) + "}", args[i]);
+  return fill(pattern, values);
 }
 
 /// `message` as g2c-assistant sends it on a later turn: the earlier exchange (module 20's history
@@ -138,6 +148,9 @@ std::string after_exchange(const std::string& message, const std::string& earlie
 struct ToolQuestion {
   std::string kind, text, expression;
   std::int64_t answer = 0;
+
+  /// How an earlier exchange answered it: "95 * 92 = 8740."
+  std::string worked() const { return expression + " = " + std::to_string(answer) + "."; }
 };
 
 /// `count` questions of the four kinds in turn, numbers from draw_arithmetic's ranges with `seed`,
@@ -186,13 +199,8 @@ std::optional<json> tool_conversation(const ToolQuestion& question, const std::s
     funnel["calculator_disagreed"] = funnel.value("calculator_disagreed", 0) + 1;
     return std::nullopt;
   }
-  auto answer = answer_pattern;
-  for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
-           {"{expression}", question.expression}, {"{result}", result.output()}}) {
-    for (auto at = answer.find(key); at != std::string::npos; at = answer.find(key)) {
-      answer.replace(at, key.size(), value);
-    }
-  }
+  const auto answer =
+      fill(answer_pattern, {{"{expression}", question.expression}, {"{result}", result.output()}});
   return json::array(
       {{{"role", "system"}, {"content", system}},
        {{"role", "user"}, {"content", message}},
@@ -357,10 +365,9 @@ int main(int argc, char** argv) {
       return std::uniform_real_distribution<double>(0, 1)(rng) < p;
     };
     const auto questions = draw_tool_questions(tool_examples, options.seed + 202, excluded, funnel);
-    // An earlier exchange about a sum: the i-th training question and its answer.
-    const auto earlier_sum = [&](std::size_t i) {
-      const auto& q = questions[i % questions.size()];
-      return std::pair{q.text, q.expression + " = " + std::to_string(q.answer) + "."};
+    // An earlier exchange about a sum: the i-th training question (answered with worked()).
+    const auto earlier_sum = [&](std::size_t i) -> const ToolQuestion& {
+      return questions[i % questions.size()];
     };
 
     // ---- Questions that need no tool: the base model's own replies, 16B's shape gate.
@@ -427,8 +434,8 @@ int main(int argc, char** argv) {
       const auto& [question, reply, system] = no_tool_replies[i];
       auto message = question;
       if (coin(later_share)) {
-        const auto [earlier, answer] = earlier_sum(i);
-        message = after_exchange(message, earlier, answer);
+        const auto& earlier = earlier_sum(i);
+        message = after_exchange(message, earlier.text, earlier.worked());
       }
       const json conversation = json::array({{{"role", "system"}, {"content", system}},
                                              {{"role", "user"}, {"content", message}},
@@ -452,8 +459,8 @@ int main(int argc, char** argv) {
           const auto& earlier = no_tool_replies[rng() % no_tool_replies.size()];
           message = after_exchange(message, earlier.question, earlier.reply);
         } else {
-          const auto [earlier, earlier_answer] = earlier_sum(i + 1);
-          message = after_exchange(message, earlier, earlier_answer);
+          const auto& earlier = earlier_sum(i + 1);
+          message = after_exchange(message, earlier.text, earlier.worked());
         }
       }
       const auto messages = tool_conversation(question, message, system, registry, answer, funnel);
@@ -566,10 +573,8 @@ int main(int argc, char** argv) {
     // Every other held-out sum again on a later turn, after the next one and its answer.
     for (std::size_t i = 0; i + 1 < held_out.size(); i += 2) {
       const auto& earlier = held_out[i + 1];
-      later.emplace_back(
-          after_exchange(held_out[i].text, earlier.text,
-                         earlier.expression + " = " + std::to_string(earlier.answer) + "."),
-          held_out[i].answer);
+      later.emplace_back(after_exchange(held_out[i].text, earlier.text, earlier.worked()),
+                         held_out[i].answer);
     }
     for (const auto& q : no_tool_eval) no_tool.emplace_back(q, std::nullopt);
     json evaluation = json::object();

@@ -112,8 +112,7 @@ LlamaLoRAImpl::LlamaLoRAImpl(LlamaModel model_, const LlamaLoRAOptions& options_
         fmt::format("LlamaLoRA: targets must name each projection once, at least one; got [{}]",
                     fmt::join(options.targets(), ", ")));
   }
-  scaling = options.alpha().value_or(static_cast<double>(options.rank())) /
-            static_cast<double>(options.rank());
+  scaling = options.scaling();
   for (auto& parameter : model->parameters()) parameter.set_requires_grad(false);
   // Names as the model nests them: "blocks.3.q_lora_A" (a parameter name holds no dot).
   const auto blocks = register_module("blocks", std::make_shared<torch::nn::Module>());
@@ -169,11 +168,6 @@ std::int64_t LlamaLoRAImpl::base_parameters() const {
   return count;
 }
 
-double LlamaAdapter::scaling() const {
-  return options.alpha().value_or(static_cast<double>(options.rank())) /
-         static_cast<double>(options.rank());
-}
-
 LlamaAdapter adapter_of(const LlamaLoRAImpl& lora, const std::string& name, const std::string& base,
                         const nlohmann::json& lineage) {
   if (name.empty() || base.empty()) {
@@ -183,7 +177,6 @@ LlamaAdapter adapter_of(const LlamaLoRAImpl& lora, const std::string& name, cons
   adapter.name = name;
   adapter.base = base;
   adapter.options = lora.options;
-  adapter.options.alpha(lora.scaling * static_cast<double>(lora.options.rank()));
   adapter.base_sizes = lora.model->options;
   adapter.lineage = lineage;
   for (const auto& item : lora.named_parameters()) {

@@ -59,6 +59,12 @@ struct LlamaLoRAOptions {
   /// Which projections of every block: of "q", "k", "v", "o" (attention) and "gate", "up",
   /// "down" (feed-forward). The RL exercise's choice: query and value.
   TORCH_ARG(std::vector<std::string>, targets) = std::vector<std::string>{"q", "v"};
+
+ public:
+  /// alpha / rank: what A B is multiplied by.
+  double scaling() const {
+    return alpha_.value_or(static_cast<double>(rank_)) / static_cast<double>(rank_);
+  }
 };
 
 class LlamaLoRAImpl : public g2c::nn::Module {
@@ -133,7 +139,7 @@ struct LlamaAdapter {
   /// order.
   torch::OrderedDict<std::string, torch::Tensor> tensors;
 
-  double scaling() const;
+  double scaling() const { return options.scaling(); }
 };
 
 /// `lora`'s adapters (detached CPU copies) with its settings, named `name`, on base `base`.
