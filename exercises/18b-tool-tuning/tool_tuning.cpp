@@ -32,6 +32,7 @@
 #include "exercises/common/figures.h"
 #include "exercises/common/numbers.h"
 #include "exercises/common/proportion.h"
+#include "exercises/common/run_log.h"
 #include "g2c/agent/native.h"
 #include "g2c/assistant/assistant.h"
 #include "g2c/assistant/conversation.h"
@@ -516,22 +517,20 @@ int main(int argc, char** argv) {
     auto sft_options =
         g2c::sft::SFTTrainerOptions(max_len, tokenizer.eos_id(), batch_size, options.steps, lr);
     sft_options.trainer().grad_clip(1.0).warmup_steps(std::min<std::int64_t>(10, options.steps));
-    sft_options.trainer().device(device.str());
+    sft_options.trainer().device(device.str()).log_every(1);
     sft_options.trainer().eval_iters(
         std::max<std::int64_t>(1, static_cast<std::int64_t>(eval_examples.size()) / batch_size));
     g2c::sft::SFTTrainer sft(lora, examples, sft_options);
     const double eval_before = sft.evaluate(eval_examples);
-    std::vector<double> losses;
     g2c::reset_peak_resident();
     const auto train_start = Clock::now();
-    {
-      g2c::Progress progress("training", options.steps, !options.quiet);
-      while (sft.step() < options.steps) {
-        const auto metrics = sft.train_step();
-        losses.push_back(metrics.loss);
-        progress.update(sft.step(), fmt::format("loss {:.3f}", metrics.loss));
-      }
-    }
+    g2c::exercises::RunLog log({.label = "training",
+                                .steps = options.steps,
+                                .show = !options.quiet,
+                                .advice = "Try a lower --lr."});
+    const auto history = sft.train({}, g2c::pretraining::RunOptions().on_log(log.callback()));
+    log.finish();
+    const auto& losses = history.train_loss;  // every step's (log_every 1)
     const double train_seconds = seconds_since(train_start);
     const double peak_mib = g2c::peak_resident_mib();
     const double eval_after = sft.evaluate(eval_examples);
@@ -602,8 +601,6 @@ int main(int argc, char** argv) {
     }
 
     auto out = g2c::exercises::run_metadata("18b_tool_tuning", options, device);
-    std::vector<std::int64_t> steps(losses.size());
-    for (std::size_t i = 0; i < steps.size(); ++i) steps[i] = static_cast<std::int64_t>(i + 1);
     out["config"] = {
         {"model", model_name},    {"adapter", adapter_name},  {"rank", rank},
         {"targets", targets},     {"batch_size", batch_size}, {"lr", lr},
@@ -617,7 +614,7 @@ int main(int argc, char** argv) {
                     {{"tool", mean_length(train_tool)}, {"no_tool", mean_length(train_no_tool)}}},
                    {"trained_token_share",
                     static_cast<double>(reply_tokens) / static_cast<double>(all_tokens)}};
-    out["training"] = {{"steps", steps},
+    out["training"] = {{"steps", history.step},
                        {"loss", losses},
                        {"held_out_loss_before", eval_before},
                        {"held_out_loss_after", eval_after},
