@@ -103,10 +103,16 @@ set(G2C_COURSE_FILES
   "specdec specdec specdec/mtp"
   "rl   rl        rl/grpo"
   "rl   rl        rl/trainer"
+  "harness harness harness/context"
+  "harness harness harness/failures"
+  "harness harness harness/runner"
+  "harness harness harness/agent"
+  "multimodal multimodal multimodal/patches"
+  "multimodal multimodal multimodal/model"
 )
 
 # The Beyond modules' slugs, as the table names them.
-set(G2C_BEYOND_MODULES muon moe linear_attention midtraining specdec rl)
+set(G2C_BEYOND_MODULES muon moe linear_attention midtraining specdec rl harness multimodal)
 
 set(G2C_SOLUTIONS "" CACHE STRING
   "Reference solutions to compile instead of student files: none, all, a module (07), a range (03-07), a topic (attention), a file (attention/self_attention), or a list")

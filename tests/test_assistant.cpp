@@ -41,6 +41,7 @@
 #include "g2c/rag/retriever.h"
 #include "g2c/tools/tools.h"
 #include "g2c_test.h"
+#include "temp_dir.h"
 
 using Catch::Matchers::Contains;
 using g2c::agent::Agent;
@@ -193,25 +194,7 @@ Json calculator_call(const std::string& expression) {
   return {{"name", "calculator"}, {"arguments", {{"expression", expression}}}};
 }
 
-/// A fresh folder under the system's temporary folder, removed with everything in it.
-class TmpPath {
- public:
-  TmpPath() {
-    std::string pattern = (fs::temp_directory_path() / "g2c-assistant-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = pattern;
-  }
-  ~TmpPath() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  TmpPath(const TmpPath&) = delete;
-  TmpPath& operator=(const TmpPath&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using g2c::testing::TempDir;
 
 std::string read_text(const fs::path& path) {
   std::ifstream file(path);
@@ -1304,7 +1287,7 @@ TEST_CASE("TestCLI::message_drives_chat") {
 
 TEST_CASE("TestCLI::save_writes_transcript") {
   auto [a, backend] = make_assistant({final_answer_completion("response")}, no_plan());
-  const TmpPath tmp;
+  const TempDir tmp;
   const auto save_path = tmp.path() / "transcript.json";
   // A chat, then /save, then leave.
   run_cli_on(a, "hi\n/save " + save_path.string() + "\n\n");
@@ -1590,7 +1573,7 @@ TEST_CASE("save_checks_the_folder_and_writes_atomically", "[clean]") {
   // saving again replaces it whole.
   auto [a, backend] = make_assistant({}, no_plan());
   a.conversation().add_user("kept");
-  const TmpPath tmp;
+  const TempDir tmp;
   const auto missing = tmp.path() / "no" / "such" / "t.json";
   const auto good = tmp.path() / "t.json";
   const auto text = run_cli_on(a, "/save " + missing.string() + "\n/save " + good.string() +

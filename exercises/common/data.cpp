@@ -23,8 +23,9 @@ std::filesystem::path data_file(const std::string& name) {
       override_dir ? std::filesystem::path(override_dir) / name : project_dir() / "data" / name;
   if (!std::filesystem::exists(path)) {
     throw g2c::ValueError(fmt::format(
-        "data file not found: {}. Run scripts/setup.sh (set G2C_TINYSHAKESPEARE=/path/to/"
-        "tinyshakespeare.txt to use a local copy), or point G2C_DATA_DIR at a folder holding {}.",
+        "data file not found: {}. Run scripts/setup.sh, which puts the course's data there (its "
+        "variables G2C_TINYSHAKESPEARE and G2C_DIGITS_CSV name local copies), or point "
+        "G2C_DATA_DIR at a folder holding {}.",
         path.string(), name));
   }
   return path;

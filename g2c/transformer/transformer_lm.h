@@ -38,7 +38,7 @@ struct TransformerLMOptions {
         max_seq_len_(max_seq_len) {}
   TORCH_ARG(std::int64_t, vocab_size);     // V
   TORCH_ARG(std::int64_t, embedding_dim);  // D, the width of the residual stream
-  TORCH_ARG(std::int64_t, num_layers);     // L blocks
+  TORCH_ARG(std::int64_t, num_layers);     // L blocks, >= 0
   TORCH_ARG(std::int64_t, num_heads);      // per block; must divide D
   TORCH_ARG(std::int64_t, max_seq_len);    // rows of the learned position table
   /// The feed-forward width; 0 means 4·D.
@@ -84,7 +84,10 @@ class TransformerLMImpl : public g2c::nn::Module {
       : TransformerLMImpl(
             TransformerLMOptions(vocab_size, embedding_dim, num_layers, num_heads, max_seq_len)
                 .hidden_dim(hidden_dim)) {}
-  /// ValueError for non-positive sizes or a num_heads that does not divide embedding_dim.
+  /// ValueError for non-positive sizes, a negative num_layers or a num_heads that does not divide
+  /// embedding_dim. num_layers 0 is a model of embeddings, ln_final and the tied head alone, no
+  /// mixing between positions (the multimodal lesson uses it to show the splice touches only the
+  /// placeholders).
   explicit TransformerLMImpl(const TransformerLMOptions& options);
 
   /// Registers token_embed (V, D), pos_embed (max_seq_len, D), the L causal blocks, ln_final and
@@ -102,6 +105,7 @@ class TransformerLMImpl : public g2c::nn::Module {
   torch::Tensor hidden_states(const torch::Tensor& ids);
 
   /// One empty layer cache per block, for forward_cached, each with room for max_seq_len positions.
+  /// ValueError for a model without blocks (nothing to cache).
   KVCache empty_kv_cache() const;
 
   /// One generation step. ids (B, 1) is the newest token of each sequence; `cache` holds the keys

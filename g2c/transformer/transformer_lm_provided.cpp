@@ -67,11 +67,13 @@ TransformerLMImpl::TransformerLMImpl(const TransformerLMOptions& options_)
       num_heads(options_.num_heads()),
       max_seq_len(options_.max_seq_len()),
       hidden_dim(resolved_hidden_dim(options_)) {
-  if (vocab_size <= 0 || embedding_dim <= 0 || num_layers <= 0 || num_heads <= 0 ||
+  if (vocab_size <= 0 || embedding_dim <= 0 || num_layers < 0 || num_heads <= 0 ||
       max_seq_len <= 0 || options_.hidden_dim() < 0) {
     throw ValueError(fmt::format(
-        "TransformerLM needs positive vocab_size, embedding_dim, num_layers, num_heads and "
-        "max_seq_len (and hidden_dim >= 0, 0 for 4·D); got {}, {}, {}, {}, {} and {}",
+        "TransformerLM needs positive vocab_size, embedding_dim, num_heads and max_seq_len, "
+        "num_layers >= 0 (0: embeddings, final norm and head only) and hidden_dim >= 0 (0 for "
+        "4·D); got vocab_size {}, embedding_dim {}, num_layers {}, num_heads {}, max_seq_len {} "
+        "and hidden_dim {}",
         vocab_size, embedding_dim, num_layers, num_heads, max_seq_len, options_.hidden_dim()));
   }
   if (embedding_dim % num_heads != 0) {
@@ -106,6 +108,11 @@ torch::Tensor TransformerLMImpl::hidden_states(const torch::Tensor& ids) {
 }
 
 KVCache TransformerLMImpl::empty_kv_cache() const {
+  if (num_layers == 0) {
+    throw ValueError(
+        "a TransformerLM with no blocks has no keys or values to cache: run forward() on the "
+        "whole sequence instead");
+  }
   return KVCache::empty(num_layers, /*capacity=*/max_seq_len);  // the most positions it can hold
 }
 

@@ -23,8 +23,8 @@
 #include "g2c/pretrained/lora.h"
 #include "g2c_test.h"
 #include "smollm2.h"
+#include "temp_dir.h"
 #include "tiny_llama.h"
-#include "tokenizer_test_support.h"
 #include "torch_test.h"
 
 using g2c::pretrained::LlamaLoRA;

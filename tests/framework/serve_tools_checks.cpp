@@ -21,7 +21,7 @@
 #include "g2c/tools/tools.h"
 #include "g2c_test.h"
 #include "running_server.h"
-#include "tokenizer_test_support.h"
+#include "temp_dir.h"
 
 using g2c::inference::ChatOptions;
 using json = nlohmann::json;

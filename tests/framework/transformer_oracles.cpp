@@ -328,6 +328,31 @@ TEST_CASE("head_is_tied_to_the_token_table", "[transformer]") {
   CHECK(grad.narrow(/*dim=*/0, 3, 9).abs().sum().item<double>() > 0.0);
 }
 
+TEST_CASE("transformer_lm_with_zero_blocks_is_embeddings_norm_and_tied_head", "[transformer]") {
+  // num_layers 0: token + position embeddings, ln_final and the tied head, no mixing between
+  // positions. Checked against LibTorch's own layer_norm on the model's tensors, in float64.
+  torch::manual_seed(99);
+  TransformerLM model(TransformerLMOptions(17, 16, 0, 2, 64));
+  CHECK(model->blocks.empty());
+  CHECK(numel(model->parameters()) == g2c::transformer::parameter_count(model->options));
+  CHECK(numel(model->parameters()) == 17 * 16 + 64 * 16 + 2 * 16 + 17);
+  model->to(torch::kFloat64);
+  const auto ids = torch::randint(0, 17, {3, 9}, torch::kLong);
+  const auto& table = model->token_embed->weight;
+  const auto x = table.index_select(0, ids.flatten()).reshape({3, 9, 16}) +
+                 model->pos_embed->weight.narrow(0, 0, 9);  // (B, T, D)
+  const auto normed = torch::layer_norm(x, {16}, model->ln_final->gamma, model->ln_final->beta,
+                                        model->ln_final->eps);
+  const auto expected = torch::matmul(normed, table.t()) + model->head_bias;  // (B, T, V)
+  CHECK(max_abs_diff(model(ids), expected) < 1e-12);
+  // No mixing: a position's logits depend on its own token alone.
+  auto changed = ids.clone();
+  changed[0][4] = (ids[0][4].item<std::int64_t>() + 1) % 17;
+  const auto diff = (model(changed) - model(ids)).abs().sum(-1);  // (B, T)
+  CHECK(diff[0][4].item<double>() > 0);
+  CHECK(diff.sum().item<double>() == diff[0][4].item<double>());
+}
+
 // ---- Persistence and devices ------------------------------------------------------------------
 
 TEST_CASE("save_load_round_trip_keeps_logits", "[transformer]") {
@@ -375,7 +400,9 @@ TEST_CASE("transformer_rejects_bad_input", "[transformer]") {
   CHECK_THROWS_WITH(model(torch::zeros({1, 17}, torch::kLong)), Catch::Contains("max_seq_len 16"));
   CHECK_THROWS_WITH(TransformerLM(TransformerLMOptions(12, 10, 1, 4, 8)),
                     Catch::Contains("D=10") && Catch::Contains("H=4"));
-  CHECK_THROWS_AS(TransformerLM(TransformerLMOptions(12, 8, 0, 2, 8)), g2c::ValueError);
+  CHECK_THROWS_AS(TransformerLM(TransformerLMOptions(12, 8, -1, 2, 8)), g2c::ValueError);
+  CHECK_THROWS_WITH(TransformerLM(TransformerLMOptions(12, 8, 0, 2, 8))->empty_kv_cache(),
+                    Catch::Contains("no blocks"));
   CHECK_THROWS_AS(LayerNorm(0), g2c::ValueError);
   CHECK_THROWS_AS(LayerNorm(LayerNormOptions(4).eps(0.0)), g2c::ValueError);
   CHECK_THROWS_AS(FeedForward(0), g2c::ValueError);
