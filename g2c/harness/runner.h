@@ -48,7 +48,8 @@ class ToolRunner {
   ///      "refused" ("permission denied by harness policy" / "approval required"), nothing run;
   ///   5. log the tool_call, run module 18's dispatch_tool_call, log the tool_result (status "ok"
   ///      or "error") and return it.
-  /// Nothing but case 1 throws: the others are results the model reads.
+  /// Of the cases only 1 throws: the others are results the model reads. (A log that cannot be
+  /// read or written still throws EventLog's errors.)
   g2c::tools::ToolResult execute(const g2c::tools::ToolCall& call);
 
  private:

@@ -1,4 +1,4 @@
-// Beyond module multimodal — a caption vocabulary of 19 words, independent of module 04.
+// Beyond module multimodal — a caption vocabulary of 19 ids, independent of module 04.
 //
 // What is under study is how an image enters the token stream, not how text is tokenized, so the
 // captions ("This is a 7 .") use a fixed word-level vocabulary: five structural ids (padding, the
