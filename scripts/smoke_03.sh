@@ -15,13 +15,7 @@ doc = json.load(open(path))
 for key in ("program", "device", "seed", "config", "figures"):
     assert key in doc, f"{path}: missing {key!r}"
 assert doc["program"] == program, f"{path}: program is {doc['program']!r}"
-def numbers(node):
-    if isinstance(node, dict):
-        for value in node.values(): yield from numbers(value)
-    elif isinstance(node, list):
-        for value in node: yield from numbers(value)
-    elif isinstance(node, float):
-        yield node
+from smoke_checks import numbers
 assert all(math.isfinite(v) for v in numbers(doc)), f"{path}: non-finite number"
 for figure in doc["figures"]:
     assert {"file", "kind"} <= figure.keys(), f"{path}: figure without file/kind"

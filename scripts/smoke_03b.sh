@@ -95,13 +95,7 @@ if not problems:
     check(d["ratio"] > 0 and d["max_parameter_difference"] < 1e-4,
           f"adamw_speed: ratio {d['ratio']}, difference {d['max_parameter_difference']}")
 
-def numbers(node):
-    if isinstance(node, dict):
-        for value in node.values(): yield from numbers(value)
-    elif isinstance(node, list):
-        for value in node: yield from numbers(value)
-    elif isinstance(node, float):
-        yield node
+from smoke_checks import numbers
 for name, doc in docs.items():
     check(all(math.isfinite(v) for v in numbers(doc)), f"{name}: a non-finite number")
 if problems:

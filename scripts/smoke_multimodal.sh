@@ -49,13 +49,7 @@ check(sorted(permute["config"]["order"]) == list(range(16)), "permute: a permuta
 for key in ("as_is", "scrambled"):
     check(permute[key]["test"]["total"] == 359, f"permute {key}: 359 held-out digits")
 
-def numbers(node):
-    if isinstance(node, dict):
-        for value in node.values(): yield from numbers(value)
-    elif isinstance(node, list):
-        for value in node: yield from numbers(value)
-    elif isinstance(node, float):
-        yield node
+from smoke_checks import numbers
 for name, doc in docs.items():
     check(all(math.isfinite(v) for v in numbers(doc)), f"{name}: a non-finite number")
 if problems:

@@ -85,13 +85,7 @@ if not problems:
     check(state["computed"] == state["measured"], f"race: state bytes {state}")
     check(state["measured"]["muon_hybrid"] < state["measured"]["adamw_everything"], "race: Muon keeps less")
 
-def numbers(node):
-    if isinstance(node, dict):
-        for value in node.values(): yield from numbers(value)
-    elif isinstance(node, list):
-        for value in node: yield from numbers(value)
-    elif isinstance(node, float):
-        yield node
+from smoke_checks import numbers
 for name, doc in docs.items():
     check(all(math.isfinite(v) for v in numbers(doc)), f"{name}: a non-finite number")
 if problems:

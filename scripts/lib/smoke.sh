@@ -23,6 +23,8 @@ export G2C_DATA_DIR="${G2C_DATA_DIR:-$ROOT/data}"
 python="$ROOT/.venv/bin/python"
 [[ -x "$python" ]] || python=python3
 common=(--out "$out" --quiet --no-plot)
+# The result checks' shared Python (scripts/lib/smoke_checks.py).
+export PYTHONPATH="$ROOT/scripts/lib${PYTHONPATH:+:$PYTHONPATH}"
 
 # Ends the calling smoke script with a note, successfully, when SmolLM2-135M-Instruct's file is
 # not on this machine (scripts/setup.sh fetches it; $G2C_SMOLLM2_GGUF points at a copy).
