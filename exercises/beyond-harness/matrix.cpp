@@ -158,30 +158,28 @@ void prepare_sandbox(const fs::path& dir, const Scenario& scenario) {
   if (!scenario.initial_notes.empty()) std::ofstream(dir / "notes.txt") << scenario.initial_notes;
 }
 
-/// Module 19's Agent: no log, so a crash means running the task again from the start.
-Row run_agent19(const Scenario& scenario, const fs::path& dir) {
+/// One scenario under one harness: a sandbox as the scenario starts it, a first process, and — when
+/// that process dies — a second on the same sandbox. `run_process(model, hooks, first, row)`
+/// builds the harness over `model`, runs it (a fresh run, or the harness's way of carrying on)
+/// and returns its stop reason; a Crash it lets through ends that process.
+template <typename RunProcess>
+Row run_scenario(const Scenario& scenario, const fs::path& dir, const std::string& harness,
+                 RunProcess&& run_process) {
   prepare_sandbox(dir, scenario);
   Row row;
   row.scenario = scenario.name;
-  row.harness = "module 19 Agent";
+  row.harness = harness;
   hx::ToolHooks hooks;
   hooks.append_failures = scenario.append_failures;
-  g2c::agent::AgentOptions options;
-  options.plan = false;
-  options.max_steps = 12;
-  // Module 19's only context control: a cap on the scratchpad's characters (4 a token).
-  if (scenario.context_tokens < 2000) options.scratchpad_max_chars = 4 * scenario.context_tokens;
   for (int process = 0; process < 2; ++process) {
     auto model = scenario.model(process == 0);
-    g2c::agent::Agent agent(*model, hx::sandbox_tools(dir, hooks), options);
     try {
-      const auto result = agent.run(scenario.task);
+      row.stopped = run_process(*model, hooks, process == 0, row);
       row.model_calls += calls_of(*model);
-      row.stopped = result.stopped_reason;
       break;
     } catch (const Crash&) {
       row.model_calls += calls_of(*model);
-      ++row.resumes;  // a restart: the same task, the same sandbox, no memory of the first try
+      ++row.resumes;
     }
   }
   row.tool_runs = hooks.runs;
@@ -191,40 +189,40 @@ Row run_agent19(const Scenario& scenario, const fs::path& dir) {
   return row;
 }
 
+/// Module 19's Agent: no log, so a crash means running the task again from the start (the same
+/// task, the same sandbox, no memory of the first try).
+Row run_agent19(const Scenario& scenario, const fs::path& dir) {
+  g2c::agent::AgentOptions options;
+  options.plan = false;
+  options.max_steps = 12;
+  // Module 19's only context control: a cap on the scratchpad's characters (4 a token).
+  if (scenario.context_tokens < 2000) options.scratchpad_max_chars = 4 * scenario.context_tokens;
+  return run_scenario(scenario, dir, "module 19 Agent",
+                      [&](g2c::inference::Backend& model, hx::ToolHooks& hooks, bool, Row&) {
+                        g2c::agent::Agent agent(model, hx::sandbox_tools(dir, hooks), options);
+                        return agent.run(scenario.task).stopped_reason;
+                      });
+}
+
+/// HarnessAgent: a crash means a fresh process resuming the same log.
 Row run_harness(const Scenario& scenario, const fs::path& dir) {
-  prepare_sandbox(dir, scenario);
-  Row row;
-  row.scenario = scenario.name;
-  row.harness = "HarnessAgent";
-  hx::ToolHooks hooks;
-  hooks.append_failures = scenario.append_failures;
   g2c::harness::HarnessOptions options;
   options.budgets.context_tokens = scenario.context_tokens;
   options.permissions = scenario.permissions;
-  for (int process = 0; process < 2; ++process) {
-    auto model = scenario.model(process == 0);
-    g2c::harness::HarnessAgent agent(*model, hx::sandbox_tools(dir, hooks),
-                                     g2c::harness::EventLog(dir / "events.jsonl"), options);
-    try {
-      const auto result = process == 0 ? agent.run(scenario.task) : agent.resume();
-      row.model_calls += calls_of(*model);
-      row.stopped = result.stopped_reason;
-      for (const auto& e : result.events) {
-        if (e.type == "tool_call" && e.call_id && e.call_id->find("_retry") != std::string::npos) {
-          ++row.retries;
+  return run_scenario(
+      scenario, dir, "HarnessAgent",
+      [&](g2c::inference::Backend& model, hx::ToolHooks& hooks, bool first, Row& row) {
+        g2c::harness::HarnessAgent agent(model, hx::sandbox_tools(dir, hooks),
+                                         g2c::harness::EventLog(dir / "events.jsonl"), options);
+        const auto result = first ? agent.run(scenario.task) : agent.resume();
+        for (const auto& e : result.events) {
+          if (e.type == "tool_call" && e.call_id &&
+              e.call_id->find("_retry") != std::string::npos) {
+            ++row.retries;
+          }
         }
-      }
-      break;
-    } catch (const Crash&) {
-      row.model_calls += calls_of(*model);
-      ++row.resumes;  // a fresh process resumes the same log
-    }
-  }
-  row.tool_runs = hooks.runs;
-  const auto notes = hx::file_lines(dir / "notes.txt");
-  row.duplicates = duplicates_in(notes);
-  row.success = scenario.success(notes, row.stopped);
-  return row;
+        return result.stopped_reason;
+      });
 }
 
 /// Appending n events (each append re-reads the file) and one replay, in milliseconds.

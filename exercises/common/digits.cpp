@@ -22,7 +22,6 @@ namespace g2c::exercises {
 namespace {
 
 constexpr int kScanSide = 8;
-constexpr int kScanPixels = kScanSide * kScanSide;
 constexpr int kScanMaxPixel = 16;
 
 }  // namespace
@@ -31,9 +30,9 @@ Digits Digits::select(const torch::Tensor& index) const {
   return {images.index_select(0, index), labels.index_select(0, index)};
 }
 
-Digits load_digits() {
-  const auto path = data_file("digits8x8.csv");
+Digits read_digit_csv(const std::filesystem::path& path, std::int64_t side, int max_pixel) {
   const std::string text = g2c::read_file(path);
+  const auto pixels_per_line = static_cast<std::size_t>(side * side);
   std::vector<float> pixels;
   std::vector<std::int64_t> labels;
   std::istringstream lines(text);
@@ -44,9 +43,9 @@ Digits load_digits() {
     if (line.empty()) continue;
     const auto bad = [&](const std::string& why) {
       return g2c::ValueError(fmt::format(
-          "{}:{}: {}; each line is 64 pixels 0..16 and a label 0..9, comma-separated. Delete the "
-          "file and run scripts/setup.sh for a verified copy",
-          path.string(), number, why));
+          "{}:{}: {}; each line is {} pixels 0..{} and a label 0..9, comma-separated. Delete the "
+          "file and run scripts/setup.sh (or the program that made it) for a verified copy",
+          path.string(), number, why, pixels_per_line, max_pixel));
     };
     std::vector<int> fields;
     const char* at = line.data();
@@ -58,24 +57,33 @@ Digits load_digits() {
         throw bad(fmt::format("field {} is not an integer", fields.size() + 1));
       }
       fields.push_back(value);
-      if (fields.size() > kScanPixels + 1) throw bad("more than 65 fields");
+      if (fields.size() > pixels_per_line + 1) {
+        throw bad(fmt::format("more than {} fields", pixels_per_line + 1));
+      }
       at = next + 1;
     }
-    if (fields.size() != kScanPixels + 1)
-      throw bad(fmt::format("{} fields, not 65", fields.size()));
-    for (int i = 0; i < kScanPixels; ++i) {
-      if (fields[i] < 0 || fields[i] > kScanMaxPixel) {
-        throw bad(fmt::format("pixel {} is {}, outside 0..16", i, fields[i]));
+    if (fields.size() != pixels_per_line + 1) {
+      throw bad(fmt::format("{} fields, not {}", fields.size(), pixels_per_line + 1));
+    }
+    for (std::size_t i = 0; i < pixels_per_line; ++i) {
+      if (fields[i] < 0 || fields[i] > max_pixel) {
+        throw bad(fmt::format("pixel {} is {}, outside 0..{}", i, fields[i], max_pixel));
       }
-      pixels.push_back(static_cast<float>(fields[i]) / kScanMaxPixel);
+      pixels.push_back(static_cast<float>(fields[i]) / static_cast<float>(max_pixel));
     }
-    if (fields[kScanPixels] < 0 || fields[kScanPixels] > 9) {
-      throw bad(fmt::format("label {} is not a digit", fields[kScanPixels]));
+    if (fields.back() < 0 || fields.back() > 9) {
+      throw bad(fmt::format("label {} is not a digit", fields.back()));
     }
-    labels.push_back(fields[kScanPixels]);
+    labels.push_back(fields.back());
   }
   const auto n = static_cast<std::int64_t>(labels.size());
-  Digits digits{torch::tensor(pixels).reshape({n, kScanSide, kScanSide}), torch::tensor(labels)};
+  return {torch::tensor(pixels).reshape({n, side, side}), torch::tensor(labels, torch::kLong)};
+}
+
+Digits load_digits() {
+  const auto path = data_file("digits8x8.csv");
+  auto digits = read_digit_csv(path, kScanSide, kScanMaxPixel);
+  const auto n = digits.size();
   if (n == 0 || torch::bincount(digits.labels, {}, 10).min().item<std::int64_t>() == 0) {
     throw g2c::ValueError(fmt::format(
         "{} does not hold all ten digits ({} lines): delete it and run scripts/setup.sh",

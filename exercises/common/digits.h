@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -22,6 +23,10 @@ struct Digits {
   /// The rows at `index` (a 1-D int64 tensor), in its order.
   Digits select(const torch::Tensor& index) const;
 };
+
+/// A digit CSV as (N, side, side) in [0, 1]: each line side² pixels 0..max_pixel row by row, then
+/// the label. ValueError naming the file and line for a line that is not that.
+Digits read_digit_csv(const std::filesystem::path& path, std::int64_t side, int max_pixel);
 
 /// Every digit of data/digits8x8.csv as (N, 8, 8). ValueError naming the file and line for a line
 /// that is not 64 integers in 0..16 and a label in 0..9, or a file without all ten digits; the

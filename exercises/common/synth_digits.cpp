@@ -2,7 +2,6 @@
 
 #include <cmath>
 #include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -144,28 +143,6 @@ std::string to_csv(const Digits& digits) {
   return text;
 }
 
-Digits from_csv(const std::string& text, const std::filesystem::path& path) {
-  std::vector<float> pixels;
-  std::vector<std::int64_t> labels;
-  std::istringstream lines(text);
-  std::int64_t number = 0;
-  for (std::string line; std::getline(lines, line);) {
-    ++number;
-    std::istringstream fields(line);
-    std::vector<int> values;
-    for (std::string field; std::getline(fields, field, ',');) values.push_back(std::stoi(field));
-    if (values.size() != kSynthSide * kSynthSide + 1) {
-      throw g2c::ValueError(
-          fmt::format("{}:{}: {} fields, not 785", path.string(), number, values.size()));
-    }
-    for (int j = 0; j < kSynthSide * kSynthSide; ++j)
-      pixels.push_back(static_cast<float>(values[j]) / 255.0f);
-    labels.push_back(values.back());
-  }
-  const auto n = static_cast<std::int64_t>(labels.size());
-  return {torch::tensor(pixels).reshape({n, kSynthSide, kSynthSide}), torch::tensor(labels)};
-}
-
 }  // namespace
 
 Digits synth_digits28(std::int64_t per_class, std::uint64_t seed) {
@@ -196,7 +173,7 @@ Digits stored_synth_digits28(std::int64_t per_class, std::uint64_t seed) {
       if (manifest.value("builder", "") == kBuilder && manifest.value("seed", 0ULL) == seed &&
           manifest.value("per_class", 0LL) == per_class &&
           manifest.value("sha256", "") == g2c::sha256_file_hex(csv)) {
-        return from_csv(g2c::read_file(csv), csv);
+        return read_digit_csv(csv, kSynthSide, 255);
       }
     } catch (const std::exception&) {
       // a damaged manifest or file: build the set again below

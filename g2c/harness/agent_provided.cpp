@@ -138,7 +138,8 @@ HarnessRunResult HarnessAgent::loop() {
                             .with_max_new_tokens(options_.max_new_tokens)
                             .with_temperature(options_.temperature);
   for (auto step = used_steps; step < budgets.max_steps; ++step) {
-    const auto prompt = build_prompt(log().replay());
+    events = log().replay();
+    const auto prompt = build_prompt(events);
     const auto inference = backend_->complete(prompt, sampling);
     log().append("model_turn", {{"completion", inference.completion}});
     const auto parsed = g2c::agent::parse_react_step(inference.completion);
@@ -157,7 +158,7 @@ HarnessRunResult HarnessAgent::loop() {
       last_action = identity;
     }
 
-    events = log().replay();
+    // Only a model_turn was appended since `events` was read: its tool_call count still holds.
     const auto issued = std::count_if(events.begin(), events.end(),
                                       [](const Event& e) { return e.type == "tool_call"; });
     const g2c::tools::ToolCall call(action.tool(), action.arguments(),
